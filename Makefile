@@ -1,0 +1,37 @@
+# politecrawl: build, test, benchmark and fuzz. `make test` is what CI runs.
+GO        ?= go
+BIN       ?= bin/politecrawl
+FUZZTIME  ?= 10s
+BENCHTIME ?= 1s
+
+.PHONY: all build test lint bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/politecrawl
+
+# The race detector is on for every package: most of them are concurrent.
+test: lint
+	$(GO) test -race -count=1 -timeout 10m ./...
+
+lint:
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# Runs every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME each.
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
+		dir=$$(dirname $$f); \
+		for t in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
+			echo "== $$dir $$t ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+clean:
+	rm -rf bin
