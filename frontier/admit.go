@@ -1,0 +1,120 @@
+package frontier
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// Limits bound the crawl. Zero means unlimited for each field.
+type Limits struct {
+	MaxDepth            int // links followed from a seed
+	MaxPages            int // URLs admitted over the whole crawl
+	MaxPagesPerHost     int // URLs admitted per host: a trap guard
+	MaxURLLength        int // bytes of the normal URL: a trap guard
+	MaxRepeatedSegments int // times one path segment may occur: a trap guard
+}
+
+// Candidate is a discovered URL, already normalised.
+type Candidate struct {
+	URL       string
+	Depth     int
+	Via       string // seed, link, sitemap, redirect
+	Parent    string
+	Redirects int
+	Lastmod   time.Time
+}
+
+// Admitter decides what becomes of a discovered URL. Not safe for
+// concurrent use.
+type Admitter struct {
+	scope    urlnorm.Scope
+	limits   Limits
+	admitted int
+}
+
+// NewAdmitter returns an Admitter; admitted is how many URLs the crawl
+// has admitted so far (on resume, from the state file's counters).
+func NewAdmitter(scope urlnorm.Scope, limits Limits, admitted int) *Admitter {
+	return &Admitter{scope: scope, limits: limits, admitted: admitted}
+}
+
+// SetScope replaces the scope (config reload).
+func (a *Admitter) SetScope(s urlnorm.Scope) { a.scope = s }
+
+// InScope reports whether a normal URL is inside the host scope.
+func (a *Admitter) InScope(url string) bool { return a.scope.Contains(url) }
+
+// Admit records c in tx: queued (true is returned), skipped with the
+// reason in its Error field, or not at all when it was seen before or lies
+// outside the host scope. Nothing about the URL is kept in memory.
+func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
+	if tx.Seen(c.URL) || !a.scope.Contains(c.URL) {
+		return false, nil
+	}
+	host := urlnorm.Authority(c.URL)
+	rec := &storage.URLRecord{URL: c.URL, Depth: c.Depth, DiscoveredVia: c.Via, Parent: c.Parent,
+		Redirects: c.Redirects, Lastmod: c.Lastmod, Links: []string{}}
+	if reason := a.refuse(tx, c, host); reason != "" {
+		rec.State, rec.Error = storage.Skipped, reason
+		return false, tx.PutURL(rec, "")
+	}
+	rec.State = storage.Queued
+	if err := tx.PutURL(rec, ""); err != nil {
+		return false, err
+	}
+	if err := tx.Enqueue(host, c.URL); err != nil {
+		return false, err
+	}
+	tx.AddAdmitted(host, 1)
+	a.admitted++
+	return true, nil
+}
+
+func (a *Admitter) refuse(tx *storage.Tx, c Candidate, host string) string {
+	l := a.limits
+	switch {
+	case l.MaxURLLength > 0 && len(c.URL) > l.MaxURLLength:
+		return fmt.Sprintf("trap: URL longer than %d bytes", l.MaxURLLength)
+	case l.MaxRepeatedSegments > 0 && repeatedSegments(c.URL) > l.MaxRepeatedSegments:
+		return fmt.Sprintf("trap: a path segment repeats more than %d times", l.MaxRepeatedSegments)
+	case l.MaxDepth > 0 && c.Depth > l.MaxDepth:
+		return fmt.Sprintf("max_depth %d reached", l.MaxDepth)
+	case l.MaxPages > 0 && a.admitted >= l.MaxPages:
+		return fmt.Sprintf("max_pages %d reached", l.MaxPages)
+	case l.MaxPagesPerHost > 0 && tx.Admitted(host) >= l.MaxPagesPerHost:
+		return fmt.Sprintf("trap: per-host page budget of %d reached", l.MaxPagesPerHost)
+	}
+	return ""
+}
+
+// repeatedSegments returns how often the most frequent non-empty path
+// segment occurs: /a/b/a/b/a gives 3. Calendars and relative-link loops
+// produce such paths without end.
+func repeatedSegments(normal string) int {
+	p := normal
+	if i := strings.Index(p, "://"); i >= 0 {
+		p = p[i+3:]
+	}
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		p = p[i:]
+	} else {
+		return 0
+	}
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	counts := map[string]int{}
+	best := 0
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" {
+			continue
+		}
+		counts[seg]++
+		best = max(best, counts[seg])
+	}
+	return best
+}

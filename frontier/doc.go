@@ -1,0 +1,23 @@
+// Package frontier decides what is fetched and when: admission of new URLs
+// (seen set, scope, depth, page budgets and trap guards), the per-host FIFO
+// queues persisted through storage, and the per-host schedule that keeps
+// one request in flight per host, spaced by the host's delay.
+//
+// # Types
+//
+//   - Delay: the pure spacing formula (default, Crawl-delay, Request-rate,
+//     cap).
+//   - Scheduler: the in-memory per-host ready heap. Each host has a
+//     golang.org/x/time/rate limiter (burst 1, one token per interval), a
+//     hold (Retry-After, backoff) and an in-flight flag. Next answers "the
+//     next host whose slot is open, or how long until one is". Time is
+//     passed in, never read, so tests are deterministic.
+//   - Admitter: the rules that turn a discovered URL into a queued record,
+//     a skipped record with its reason, or nothing (out of scope, seen).
+//
+// # Caveats
+//
+// Scheduler and Admitter are not safe for concurrent use: the crawl's
+// coordinator goroutine owns them. Queued URLs live on disk; memory grows
+// with the number of hosts, not of URLs.
+package frontier

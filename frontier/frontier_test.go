@@ -1,0 +1,229 @@
+package frontier
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+func TestDelay(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		def, max, crawl, rate, want time.Duration
+	}{
+		{1 * s, 60 * s, 0, 0, 1 * s},           // nothing named: default
+		{1 * s, 60 * s, 5 * s, 0, 5 * s},       // Crawl-delay longer
+		{1 * s, 60 * s, 500e6, 0, 1 * s},       // Crawl-delay shorter than default: default is a floor
+		{1 * s, 60 * s, 2 * s, 10 * s, 10 * s}, // Request-rate stricter
+		{1 * s, 60 * s, 120 * s, 0, 60 * s},    // capped
+		{0, 0, 0, 0, 0},                        // no delay at all
+		{0, 0, 500 * s, 0, 500 * s},            // no cap
+		{2 * s, 1 * s, 0, 0, 1 * s},            // cap applies to the default too
+		{-1 * s, 60 * s, 0, 0, 0},              // never negative
+	} {
+		if got := Delay(c.def, c.max, c.crawl, c.rate); got != c.want {
+			t.Errorf("Delay(%v, %v, %v, %v) = %v, want %v", c.def, c.max, c.crawl, c.rate, got, c.want)
+		}
+	}
+}
+
+func TestSchedulerSpacingAndInFlight(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetInterval("a", 2*time.Second, t0)
+	s.SetInterval("b", 0, t0)
+	s.SetWork("a", true, t0)
+	s.SetWork("b", true, t0)
+
+	type step struct {
+		at       time.Duration // since t0
+		wantHost string        // "" = nothing ready
+		wantWait time.Duration
+		done     string // host to call Done on after the step
+	}
+	steps := []step{
+		{0, "a", 0, ""},  // both open; a sorts first
+		{0, "b", 0, ""},  // b open too
+		{0, "", -1, "b"}, // both in flight: nothing with work is ready
+		{0, "b", 0, "b"}, // b has no delay
+		{100 * time.Millisecond, "b", 0, "a"},
+		{200 * time.Millisecond, "", 1800 * time.Millisecond, ""}, // a done at 100ms, its slot opens at 2s; b in flight
+		{300 * time.Millisecond, "", 1700 * time.Millisecond, "b"},
+		{300 * time.Millisecond, "b", 0, ""},                      // b again
+		{400 * time.Millisecond, "", 1600 * time.Millisecond, ""}, // a waits until 2s
+		{2 * time.Second, "a", 0, ""},
+	}
+	for i, st := range steps {
+		now := t0.Add(st.at)
+		h, wait, ok := s.Next(now)
+		if !ok {
+			h = ""
+		}
+		if h != st.wantHost || (!ok && wait != st.wantWait) {
+			t.Fatalf("step %d: Next(+%v) = %q, %v, %v; want %q, wait %v", i, st.at, h, wait, ok, st.wantHost, st.wantWait)
+		}
+		if st.done != "" {
+			s.Done(st.done, now)
+		}
+	}
+}
+
+func TestSchedulerHoldAndRestore(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	// The last request before a restart was 1s ago, interval 5s: 4s to wait.
+	s.Restore("a", t0.Add(-time.Second), 5*time.Second)
+	s.SetWork("a", true, t0)
+	if _, wait, ok := s.Next(t0); ok || wait != 4*time.Second {
+		t.Fatalf("after restore: wait %v ok %v, want 4s", wait, ok)
+	}
+	// A Retry-After hold pushes it further.
+	s.Hold("a", t0.Add(30*time.Second), t0)
+	if _, wait, _ := s.Next(t0.Add(5 * time.Second)); wait != 25*time.Second {
+		t.Fatalf("hold: wait %v, want 25s", wait)
+	}
+	if h, _, ok := s.Next(t0.Add(30 * time.Second)); !ok || h != "a" {
+		t.Fatal("host not released after hold")
+	}
+	s.Done("a", t0.Add(31*time.Second))
+	// A longer interval set live applies to the next request.
+	s.SetInterval("a", 10*time.Second, t0.Add(31*time.Second))
+	if _, wait, _ := s.Next(t0.Add(32 * time.Second)); wait < 7*time.Second {
+		t.Fatalf("new interval: wait %v, want about 8s", wait)
+	}
+	if s.Waiting(t0.Add(32*time.Second)) != 1 {
+		t.Error("one host should be waiting on politeness")
+	}
+}
+
+func TestSchedulerNeverTwoInFlight(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetWork("a", true, t0)
+	if _, _, ok := s.Next(t0); !ok {
+		t.Fatal("first claim")
+	}
+	s.SetWork("a", true, t0) // more work arrives while in flight
+	if h, _, ok := s.Next(t0.Add(time.Hour)); ok {
+		t.Fatalf("claimed %q while a request is in flight", h)
+	}
+}
+
+func mustDB(t testing.TB) *storage.DB {
+	t.Helper()
+	d, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestAdmit(t *testing.T) {
+	scope, _ := urlnorm.NewScope([]string{"a.test"})
+	a := NewAdmitter(scope, Limits{MaxDepth: 2, MaxPages: 6, MaxPagesPerHost: 5, MaxURLLength: 60, MaxRepeatedSegments: 2}, 0)
+	d := mustDB(t)
+	cases := []struct {
+		url    string
+		depth  int
+		queued bool
+		state  storage.State // "" = not recorded
+		reason string
+	}{
+		{"http://a.test/", 0, true, storage.Queued, ""},
+		{"http://a.test/", 1, false, storage.Queued, ""}, // seen: unchanged
+		{"http://b.test/", 0, false, "", ""},             // out of scope: not recorded
+		{"http://a.test/deep", 3, false, storage.Skipped, "max_depth"},
+		{"http://a.test/" + strings.Repeat("x", 60), 1, false, storage.Skipped, "longer than 60"},
+		{"http://a.test/cal/x/cal/x/cal", 1, false, storage.Skipped, "repeats"},
+		{"http://a.test/1", 1, true, storage.Queued, ""},
+		{"http://a.test/2", 1, true, storage.Queued, ""},
+		{"http://a.test/3", 1, true, storage.Queued, ""},
+		{"http://a.test/4", 1, true, storage.Queued, ""},
+		{"http://a.test/5", 1, false, storage.Skipped, "per-host page budget"},
+	}
+	for i, c := range cases {
+		var queued bool
+		err := d.Update(func(tx *storage.Tx) error {
+			var err error
+			queued, err = a.Admit(tx, Candidate{URL: c.url, Depth: c.depth, Via: "link"})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.View(func(tx *storage.Tx) error {
+			r, _ := tx.GetURL(c.url)
+			state := storage.State("")
+			if r != nil {
+				state = r.State
+			}
+			if queued != c.queued || state != c.state || (c.reason != "" && !strings.Contains(r.Error, c.reason)) {
+				t.Errorf("case %d %s: queued %v state %q record %+v; want %v %q %q", i, c.url, queued, state, r, c.queued, c.state, c.reason)
+			}
+			return nil
+		})
+	}
+	// max_pages counts every admitted URL across hosts.
+	scope2, _ := urlnorm.NewScope([]string{"a.test", "c.test"})
+	a.SetScope(scope2)
+	d.Update(func(tx *storage.Tx) error {
+		q, _ := a.Admit(tx, Candidate{URL: "http://c.test/", Via: "seed"})
+		if !q {
+			t.Error("6th URL should be admitted")
+		}
+		q, _ = a.Admit(tx, Candidate{URL: "http://c.test/x", Via: "link"})
+		if q {
+			t.Error("7th URL passes max_pages 6")
+		}
+		return nil
+	})
+}
+
+func BenchmarkFrontierMillionQueued(b *testing.B) {
+	// Peak heap while a frontier of 1,000,000 queued URLs over 1,000 hosts
+	// is admitted and then scheduled: the URLs live on disk, so memory must
+	// track hosts, not URLs.
+	var peak uint64
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+	}
+	for b.Loop() {
+		d := mustDB(b)
+		hosts := make([]string, 1000)
+		for i := range hosts {
+			hosts[i] = fmt.Sprintf("h%d.test", i)
+		}
+		scope, _ := urlnorm.NewScope(hosts)
+		a := NewAdmitter(scope, Limits{}, 0)
+		const total = 1_000_000
+		for start := 0; start < total; start += 50_000 {
+			d.Update(func(tx *storage.Tx) error {
+				for i := start; i < start+50_000; i++ {
+					a.Admit(tx, Candidate{URL: fmt.Sprintf("http://h%d.test/page/%d", i%1000, i), Via: "link"})
+				}
+				return nil
+			})
+			sample()
+		}
+		s := NewScheduler()
+		now := time.Now()
+		d.View(func(tx *storage.Tx) error {
+			return tx.QueuedHosts(func(h string, n int) error { s.SetWork(h, true, now); return nil })
+		})
+		if len(s.ready) != 1000 {
+			b.Fatalf("%d hosts ready", len(s.ready))
+		}
+		runtime.GC()
+		sample()
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+}

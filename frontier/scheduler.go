@@ -1,0 +1,207 @@
+package frontier
+
+import (
+	"container/heap"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Scheduler is the per-host politeness schedule. The zero value is not
+// usable; call NewScheduler. Not safe for concurrent use.
+type Scheduler struct {
+	hosts map[string]*hostSlot
+	ready slotHeap // hosts with work, not in flight, by the time their slot opens
+}
+
+type hostSlot struct {
+	name     string
+	lim      *rate.Limiter
+	interval time.Duration
+	hold     time.Time
+	inFlight bool
+	hasWork  bool
+	openAt   time.Time // when its slot opens; heap key
+	index    int       // in ready, -1 if absent
+}
+
+// NewScheduler returns an empty schedule.
+func NewScheduler() *Scheduler {
+	return &Scheduler{hosts: map[string]*hostSlot{}}
+}
+
+func (s *Scheduler) slot(host string) *hostSlot {
+	h := s.hosts[host]
+	if h == nil {
+		h = &hostSlot{name: host, lim: rate.NewLimiter(rate.Inf, 1), index: -1}
+		s.hosts[host] = h
+	}
+	return h
+}
+
+func limitFor(d time.Duration) rate.Limit {
+	if d <= 0 {
+		return rate.Inf
+	}
+	return rate.Every(d)
+}
+
+// SetInterval sets a host's spacing between request starts, effective for
+// the next request. A longer interval also pushes back a slot that was
+// already computed.
+func (s *Scheduler) SetInterval(host string, d time.Duration, now time.Time) {
+	h := s.slot(host)
+	if d == h.interval {
+		return
+	}
+	h.interval = d
+	h.lim.SetLimitAt(now, limitFor(d))
+	s.update(h, now)
+}
+
+// Interval returns a host's current spacing.
+func (s *Scheduler) Interval(host string) time.Duration {
+	if h := s.hosts[host]; h != nil {
+		return h.interval
+	}
+	return 0
+}
+
+// Restore tells the schedule that the host's last request started at last,
+// before this process started: the next one waits for the interval from
+// then, so spacing holds across restarts.
+func (s *Scheduler) Restore(host string, last time.Time, interval time.Duration) {
+	h := s.slot(host)
+	h.interval = interval
+	h.lim = rate.NewLimiter(limitFor(interval), 1)
+	if !last.IsZero() {
+		h.lim.AllowN(last, 1)
+	}
+}
+
+// Hold keeps a host's slot closed until t (Retry-After, backoff).
+func (s *Scheduler) Hold(host string, until time.Time, now time.Time) {
+	h := s.slot(host)
+	if until.After(h.hold) {
+		h.hold = until
+		s.update(h, now)
+	}
+}
+
+// SetWork says whether a host has something to fetch.
+func (s *Scheduler) SetWork(host string, has bool, now time.Time) {
+	h := s.slot(host)
+	h.hasWork = has
+	s.update(h, now)
+}
+
+// Next claims the host whose slot opens first, if it is open at now, and
+// takes its limiter token: the caller must send exactly one request to it
+// and then call Done. Otherwise ok is false and wait is how long until a
+// slot opens, or -1 when no host has work.
+func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok bool) {
+	if len(s.ready) == 0 {
+		return "", -1, false
+	}
+	h := s.ready[0]
+	if h.openAt.After(now) {
+		return "", h.openAt.Sub(now), false
+	}
+	if !h.lim.AllowN(now, 1) {
+		// The limit changed since openAt was computed: recompute.
+		s.update(h, now)
+		return s.Next(now)
+	}
+	heap.Remove(&s.ready, h.index)
+	h.inFlight = true
+	return h.name, 0, true
+}
+
+// Done ends the host's request; its next slot is computed from the
+// limiter.
+func (s *Scheduler) Done(host string, now time.Time) {
+	h := s.slot(host)
+	h.inFlight = false
+	s.update(h, now)
+}
+
+// OpenAt returns when the host's slot opens (now if open).
+func (s *Scheduler) OpenAt(host string, now time.Time) time.Time {
+	h := s.hosts[host]
+	if h == nil {
+		return now
+	}
+	return h.nextOpen(now)
+}
+
+// InFlight reports whether a request to host is under way.
+func (s *Scheduler) InFlight(host string) bool {
+	h := s.hosts[host]
+	return h != nil && h.inFlight
+}
+
+// Waiting returns how many hosts have work but a closed slot at now.
+func (s *Scheduler) Waiting(now time.Time) int {
+	n := 0
+	for _, h := range s.ready {
+		if h.openAt.After(now) {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *hostSlot) nextOpen(now time.Time) time.Time {
+	t := now
+	if tokens := h.lim.TokensAt(now); tokens < 1 && h.lim.Limit() != rate.Inf {
+		need := time.Duration((1 - tokens) / float64(h.lim.Limit()) * float64(time.Second))
+		t = now.Add(need)
+	}
+	if h.hold.After(t) {
+		t = h.hold
+	}
+	return t
+}
+
+// update puts the host in, out of, or back into place in the ready heap.
+func (s *Scheduler) update(h *hostSlot, now time.Time) {
+	want := h.hasWork && !h.inFlight
+	switch {
+	case !want && h.index >= 0:
+		heap.Remove(&s.ready, h.index)
+	case want:
+		h.openAt = h.nextOpen(now)
+		if h.index >= 0 {
+			heap.Fix(&s.ready, h.index)
+		} else {
+			heap.Push(&s.ready, h)
+		}
+	}
+}
+
+type slotHeap []*hostSlot
+
+func (q slotHeap) Len() int { return len(q) }
+func (q slotHeap) Less(i, j int) bool {
+	if !q[i].openAt.Equal(q[j].openAt) {
+		return q[i].openAt.Before(q[j].openAt)
+	}
+	return q[i].name < q[j].name
+}
+func (q slotHeap) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index, q[j].index = i, j
+}
+func (q *slotHeap) Push(x any) {
+	h := x.(*hostSlot)
+	h.index = len(*q)
+	*q = append(*q, h)
+}
+func (q *slotHeap) Pop() any {
+	old := *q
+	h := old[len(old)-1]
+	old[len(old)-1] = nil
+	h.index = -1
+	*q = old[:len(old)-1]
+	return h
+}

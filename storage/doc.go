@@ -1,0 +1,34 @@
+// Package storage owns the crawl's state file: one bbolt database holding
+// the URL records (the seen set), the per-host FIFO queues, host state,
+// cached robots.txt files, compressed page bodies and running counters.
+//
+// # Basics
+//
+// Open takes an exclusive lock on the file; a second writer waits for
+// Options.Timeout and then fails with ErrLocked. OpenReadOnly takes a
+// shared lock, so status and export can read a file no crawl holds.
+//
+// Every change goes through Update, whose function receives a *Tx with the
+// domain operations (PutURL, Enqueue, Dequeue, ...). One Update is one bbolt
+// transaction: everything in it lands together or not at all, so callers
+// group a fetched page's record with the links it queued, and may group
+// several such results into one commit for speed.
+//
+// # Layout
+//
+//	urls    normal URL -> URLRecord (JSON); the seen set
+//	queue   authority 0x00 seq(8, big-endian) -> normal URL; per-host FIFO
+//	hostq   authority -> queued count (8, big-endian)
+//	hosta   authority -> URLs ever admitted (8, big-endian), for the per-host budget
+//	hosts   authority -> HostRecord (JSON)
+//	robots  origin -> RobotsRecord (JSON)
+//	bodies  normal URL -> gzip-compressed body
+//	meta    "seq" and "count/<state>" counters (8, big-endian)
+//
+// # Caveats
+//
+// A URL stays at the head of its host queue until the transaction that
+// records its result removes it, so a crash re-fetches only what was in
+// flight. The package makes no policy decisions and imports nothing else
+// from this module.
+package storage

@@ -1,0 +1,67 @@
+package storage
+
+import "time"
+
+// State is where a URL stands.
+type State string
+
+const (
+	Queued     State = "queued"     // waiting in its host queue (or in flight)
+	Fetched    State = "fetched"    // a response was recorded
+	Disallowed State = "disallowed" // robots.txt forbids it; never fetched
+	Failed     State = "failed"     // gave up after retries, or its host's robots.txt stayed unreachable
+	Skipped    State = "skipped"    // a scope limit or trap guard refused it; Error says which
+)
+
+// States lists every State, in display order.
+var States = []State{Queued, Fetched, Disallowed, Failed, Skipped}
+
+// URLRecord is everything the crawl knows of one URL. Its JSON form is the
+// export record.
+type URLRecord struct {
+	URL           string    `json:"url"`
+	State         State     `json:"state"`
+	Status        int       `json:"status"`
+	Depth         int       `json:"depth"`
+	DiscoveredVia string    `json:"discovered_via"`
+	FetchedAt     time.Time `json:"fetched_at,omitzero"`
+	ContentType   string    `json:"content_type"`
+	Title         string    `json:"title"`
+	NoIndex       bool      `json:"noindex"`
+	NoFollow      bool      `json:"nofollow"`
+	Links         []string  `json:"links"`
+	Error         string    `json:"error"`
+	// Beyond the pinned export fields:
+	Parent       string    `json:"parent,omitempty"`   // the URL it was found on, or redirected from
+	Attempts     int       `json:"attempts,omitempty"` // fetch attempts so far
+	Redirects    int       `json:"redirects,omitempty"`
+	Lastmod      time.Time `json:"lastmod,omitzero"`
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"last_modified,omitempty"`
+	Bytes        int64     `json:"bytes,omitempty"`
+}
+
+// HostRecord is the politeness state of one authority (host[:port]) that
+// must survive a restart.
+type HostRecord struct {
+	LastRequest time.Time `json:"last_request,omitzero"` // start of the last request sent
+	Interval    float64   `json:"interval_s,omitempty"`  // effective spacing last applied, seconds
+	HoldUntil   time.Time `json:"hold_until,omitzero"`   // Retry-After or backoff hold
+	Failures    int       `json:"failures,omitempty"`    // consecutive 5xx/429/timeouts
+	Pages       int       `json:"pages,omitempty"`       // pages fetched, for the per-host budget
+	LastError   string    `json:"last_error,omitempty"`
+}
+
+// RobotsRecord is the robots.txt state of one origin.
+type RobotsRecord struct {
+	FetchedAt time.Time `json:"fetched_at"`
+	Outcome   string    `json:"outcome"` // parsed, unavailable, unreachable
+	Status    int       `json:"status,omitempty"`
+	Body      []byte    `json:"body,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Error     string    `json:"error,omitempty"`
+	Attempts  int       `json:"attempts,omitempty"` // consecutive unreachable fetches
+	// The last parsed copy, kept while the file is unreachable (SPEC 1.2).
+	GoodBody []byte    `json:"good_body,omitempty"`
+	GoodAt   time.Time `json:"good_at,omitzero"`
+}

@@ -1,0 +1,190 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func mustOpen(t *testing.T) *DB {
+	t.Helper()
+	d, err := Open(filepath.Join(t.TempDir(), "state.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestQueueFIFOPerHost(t *testing.T) {
+	d := mustOpen(t)
+	err := d.Update(func(tx *Tx) error {
+		for i := 0; i < 3; i++ {
+			for _, h := range []string{"a.test", "b.test:8080"} {
+				if err := tx.Enqueue(h, fmt.Sprintf("http://%s/%d", h, i)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		err := d.Update(func(tx *Tx) error {
+			u, seq, ok := tx.Head("a.test")
+			if !ok || u != fmt.Sprintf("http://a.test/%d", i) {
+				t.Fatalf("step %d: head = %q, %v", i, u, ok)
+			}
+			return tx.Dequeue("a.test", seq)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.View(func(tx *Tx) error {
+		if _, _, ok := tx.Head("a.test"); ok {
+			t.Error("a.test queue should be empty")
+		}
+		hosts := map[string]int{}
+		tx.QueuedHosts(func(h string, n int) error { hosts[h] = n; return nil })
+		if len(hosts) != 1 || hosts["b.test:8080"] != 3 {
+			t.Errorf("queued hosts %v", hosts)
+		}
+		return nil
+	})
+}
+
+func TestHostPrefixesDoNotCollide(t *testing.T) {
+	d := mustOpen(t)
+	d.Update(func(tx *Tx) error {
+		tx.Enqueue("a.test:80", "http://a.test:80/x")
+		return nil
+	})
+	d.View(func(tx *Tx) error {
+		if _, _, ok := tx.Head("a.test"); ok {
+			t.Error("a.test must not see a.test:80's queue")
+		}
+		return nil
+	})
+}
+
+func TestCountersFollowStates(t *testing.T) {
+	d := mustOpen(t)
+	d.Update(func(tx *Tx) error {
+		for i := 0; i < 5; i++ {
+			tx.PutURL(&URLRecord{URL: fmt.Sprint("u", i), State: Queued}, "")
+		}
+		return nil
+	})
+	d.Update(func(tx *Tx) error {
+		tx.PutURL(&URLRecord{URL: "u0", State: Fetched}, Queued)
+		tx.PutURL(&URLRecord{URL: "u1", State: Disallowed}, Queued)
+		return nil
+	})
+	// A failed transaction changes no counter.
+	boom := errors.New("boom")
+	if err := d.Update(func(tx *Tx) error {
+		tx.PutURL(&URLRecord{URL: "u2", State: Failed}, Queued)
+		return boom
+	}); !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	d.View(func(tx *Tx) error {
+		got := tx.Counts()
+		want := map[State]int{Queued: 3, Fetched: 1, Disallowed: 1, Failed: 0, Skipped: 0}
+		for s, n := range want {
+			if got[s] != n {
+				t.Errorf("%s = %d, want %d", s, got[s], n)
+			}
+		}
+		if r, _ := tx.GetURL("u2"); r.State != Queued {
+			t.Errorf("rolled back record changed: %v", r.State)
+		}
+		return nil
+	})
+}
+
+func TestBodiesRoundTrip(t *testing.T) {
+	d := mustOpen(t)
+	body := []byte("<html>" + string(make([]byte, 10000)) + "</html>")
+	d.Update(func(tx *Tx) error { return tx.PutBody("http://a/", body) })
+	d.View(func(tx *Tx) error {
+		got, err := tx.Body("http://a/")
+		if err != nil || string(got) != string(body) {
+			t.Errorf("body round trip: %d bytes, %v", len(got), err)
+		}
+		if b, _ := tx.Body("http://none/"); b != nil {
+			t.Error("missing body should be nil")
+		}
+		return nil
+	})
+}
+
+func TestLockedWhileOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = OpenReadOnly(path, Options{Timeout: 100 * time.Millisecond})
+	if !errors.Is(err, ErrLocked) {
+		t.Errorf("second open: %v, want ErrLocked", err)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Error("locked open must not hang")
+	}
+	d.Close()
+	ro, err := OpenReadOnly(path, Options{})
+	if err != nil {
+		t.Fatalf("read-only open after close: %v", err)
+	}
+	ro.Close()
+}
+
+func TestRecordsSurviveReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	d, _ := Open(path, Options{})
+	now := time.Now().UTC().Truncate(time.Second)
+	d.Update(func(tx *Tx) error {
+		tx.PutURL(&URLRecord{URL: "http://a/", State: Fetched, Status: 200, FetchedAt: now, Links: []string{"http://a/b"}}, "")
+		tx.PutHost("a", HostRecord{LastRequest: now, Pages: 1})
+		tx.PutRobots("http://a", &RobotsRecord{FetchedAt: now, Outcome: "parsed", Body: []byte("User-agent: *")})
+		return tx.Enqueue("a", "http://a/b")
+	})
+	d.Close()
+	d, _ = Open(path, Options{})
+	defer d.Close()
+	d.View(func(tx *Tx) error {
+		r, _ := tx.GetURL("http://a/")
+		h, _ := tx.GetHost("a")
+		rb, _ := tx.GetRobots("http://a")
+		u, _, ok := tx.Head("a")
+		if r == nil || r.Status != 200 || !r.FetchedAt.Equal(now) || !h.LastRequest.Equal(now) || rb == nil || string(rb.Body) != "User-agent: *" || !ok || u != "http://a/b" {
+			t.Errorf("after reopen: %+v %+v %+v %q %v", r, h, rb, u, ok)
+		}
+		return nil
+	})
+}
+
+func BenchmarkEnqueue(b *testing.B) {
+	d, _ := Open(filepath.Join(b.TempDir(), "s.db"), Options{NoSync: true})
+	defer d.Close()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		d.Update(func(tx *Tx) error {
+			for j := 0; j < 100; j++ {
+				u := fmt.Sprintf("http://h%d.test/p/%d", i%50, i)
+				tx.PutURL(&URLRecord{URL: u, State: Queued}, "")
+				tx.Enqueue(fmt.Sprintf("h%d.test", i%50), u)
+				i++
+			}
+			return nil
+		})
+	}
+}

@@ -1,0 +1,336 @@
+package storage
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Tx is one transaction's view of the state, with the domain operations.
+// It is valid only inside the Update or View function that received it.
+type Tx struct {
+	tx      *bolt.Tx
+	counts  map[State]int64  // deltas, flushed on commit
+	hostQ   map[string]int64 // queued-per-host deltas
+	hostA   map[string]int64 // admitted-per-host deltas
+	seq     uint64
+	seqRead bool
+}
+
+func newTx(tx *bolt.Tx) *Tx {
+	return &Tx{tx: tx, counts: map[State]int64{}, hostQ: map[string]int64{}, hostA: map[string]int64{}}
+}
+
+func (t *Tx) b(name []byte) *bolt.Bucket {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		// Only a read-only open of a file that was never initialised.
+		panic(fmt.Sprintf("storage: bucket %s missing", name))
+	}
+	return b
+}
+
+// Initialised reports whether the file has the crawl's buckets (a fresh
+// read-only open of an empty file has none).
+func (t *Tx) Initialised() bool { return t.tx.Bucket(bucketURLs) != nil }
+
+// GetURL returns the record of a normal URL, or nil if the URL was never seen.
+func (t *Tx) GetURL(url string) (*URLRecord, error) {
+	v := t.b(bucketURLs).Get([]byte(url))
+	if v == nil {
+		return nil, nil
+	}
+	var r URLRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("decode record %q: %w", url, err)
+	}
+	return &r, nil
+}
+
+// Seen reports whether a URL has a record.
+func (t *Tx) Seen(url string) bool {
+	return t.b(bucketURLs).Get([]byte(url)) != nil
+}
+
+// PutURL writes a record, keeping the state counters right. prev is the
+// state the record had before (empty for a new URL); passing it saves a
+// read on the hot path.
+func (t *Tx) PutURL(r *URLRecord, prev State) error {
+	v, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode record %q: %w", r.URL, err)
+	}
+	if err := t.b(bucketURLs).Put([]byte(r.URL), v); err != nil {
+		return fmt.Errorf("put record %q: %w", r.URL, err)
+	}
+	if prev != r.State {
+		if prev != "" {
+			t.counts[prev]--
+		}
+		t.counts[r.State]++
+	}
+	return nil
+}
+
+// Enqueue appends a normal URL to its host's queue.
+func (t *Tx) Enqueue(authority, url string) error {
+	seq, err := t.nextSeq()
+	if err != nil {
+		return err
+	}
+	if err := t.b(bucketQueue).Put(queueKey(authority, seq), []byte(url)); err != nil {
+		return fmt.Errorf("enqueue %q: %w", url, err)
+	}
+	t.hostQ[authority]++
+	return nil
+}
+
+// Head returns the first queued URL of a host and its sequence number.
+func (t *Tx) Head(authority string) (url string, seq uint64, ok bool) {
+	prefix := append([]byte(authority), 0)
+	k, v := t.b(bucketQueue).Cursor().Seek(prefix)
+	if k == nil || !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
+		return "", 0, false
+	}
+	return string(v), u64(k[len(prefix):]), true
+}
+
+// Dequeue removes a queue entry returned by Head.
+func (t *Tx) Dequeue(authority string, seq uint64) error {
+	b := t.b(bucketQueue)
+	k := queueKey(authority, seq)
+	if b.Get(k) == nil {
+		return nil
+	}
+	if err := b.Delete(k); err != nil {
+		return fmt.Errorf("dequeue %s/%d: %w", authority, seq, err)
+	}
+	t.hostQ[authority]--
+	return nil
+}
+
+// AddAdmitted counts URLs admitted to a host's queue over the whole crawl,
+// for the per-host page budget.
+func (t *Tx) AddAdmitted(authority string, n int) { t.hostA[authority] += int64(n) }
+
+// Admitted returns a host's admitted count.
+func (t *Tx) Admitted(authority string) int {
+	return int(int64(u64(t.b(bucketHostA).Get([]byte(authority)))) + t.hostA[authority])
+}
+
+// ForEachAdmitted calls fn for every host's admitted count.
+func (t *Tx) ForEachAdmitted(fn func(authority string, n int) error) error {
+	return t.b(bucketHostA).ForEach(func(k, v []byte) error { return fn(string(k), int(u64(v))) })
+}
+
+// QueuedHosts calls fn for every host with queued URLs and their count.
+func (t *Tx) QueuedHosts(fn func(authority string, n int) error) error {
+	return t.b(bucketHostQ).ForEach(func(k, v []byte) error {
+		if n := int(u64(v)); n > 0 {
+			return fn(string(k), n)
+		}
+		return nil
+	})
+}
+
+// ForEachQueued calls fn for every URL in a host's queue, in order.
+func (t *Tx) ForEachQueued(authority string, fn func(seq uint64, url string) error) error {
+	prefix := append([]byte(authority), 0)
+	c := t.b(bucketQueue).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if err := fn(u64(k[len(prefix):]), string(v)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func queueKey(authority string, seq uint64) []byte {
+	k := make([]byte, 0, len(authority)+9)
+	k = append(k, authority...)
+	k = append(k, 0)
+	return append(k, putU64(seq)...)
+}
+
+func (t *Tx) nextSeq() (uint64, error) {
+	if !t.seqRead {
+		t.seq = u64(t.b(bucketMeta).Get(keySeq))
+		t.seqRead = true
+	}
+	t.seq++
+	return t.seq, nil
+}
+
+// GetHost returns a host's record, zero if none.
+func (t *Tx) GetHost(authority string) (HostRecord, error) {
+	var h HostRecord
+	v := t.b(bucketHosts).Get([]byte(authority))
+	if v == nil {
+		return h, nil
+	}
+	if err := json.Unmarshal(v, &h); err != nil {
+		return h, fmt.Errorf("decode host %q: %w", authority, err)
+	}
+	return h, nil
+}
+
+// PutHost writes a host's record.
+func (t *Tx) PutHost(authority string, h HostRecord) error {
+	return t.putJSON(bucketHosts, authority, h)
+}
+
+// ForEachHost calls fn for every host record.
+func (t *Tx) ForEachHost(fn func(authority string, h HostRecord) error) error {
+	return t.b(bucketHosts).ForEach(func(k, v []byte) error {
+		var h HostRecord
+		if err := json.Unmarshal(v, &h); err != nil {
+			return fmt.Errorf("decode host %q: %w", k, err)
+		}
+		return fn(string(k), h)
+	})
+}
+
+// GetRobots returns an origin's robots.txt record, nil if none.
+func (t *Tx) GetRobots(origin string) (*RobotsRecord, error) {
+	v := t.b(bucketRobots).Get([]byte(origin))
+	if v == nil {
+		return nil, nil
+	}
+	var r RobotsRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("decode robots %q: %w", origin, err)
+	}
+	return &r, nil
+}
+
+// PutRobots writes an origin's robots.txt record.
+func (t *Tx) PutRobots(origin string, r *RobotsRecord) error {
+	return t.putJSON(bucketRobots, origin, r)
+}
+
+// ForEachRobots calls fn for every robots.txt record.
+func (t *Tx) ForEachRobots(fn func(origin string, r *RobotsRecord) error) error {
+	return t.b(bucketRobots).ForEach(func(k, v []byte) error {
+		var r RobotsRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode robots %q: %w", k, err)
+		}
+		return fn(string(k), &r)
+	})
+}
+
+// PutBody stores a page body, gzip-compressed.
+func (t *Tx) PutBody(url string, body []byte) error {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if _, err := zw.Write(body); err != nil {
+		return fmt.Errorf("compress body %q: %w", url, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("compress body %q: %w", url, err)
+	}
+	return t.b(bucketBodies).Put([]byte(url), buf.Bytes())
+}
+
+// DeleteBody removes a stored body (a page that became noindex).
+func (t *Tx) DeleteBody(url string) error {
+	return t.b(bucketBodies).Delete([]byte(url))
+}
+
+// Body returns a stored page body, decompressed; nil if none.
+func (t *Tx) Body(url string) ([]byte, error) {
+	v := t.b(bucketBodies).Get([]byte(url))
+	if v == nil {
+		return nil, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(v))
+	if err != nil {
+		return nil, fmt.Errorf("decompress body %q: %w", url, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("decompress body %q: %w", url, err)
+	}
+	return b, nil
+}
+
+// ForEachURL calls fn for every record, in key order.
+func (t *Tx) ForEachURL(fn func(r *URLRecord) error) error {
+	return t.b(bucketURLs).ForEach(func(k, v []byte) error {
+		var r URLRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode record %q: %w", k, err)
+		}
+		return fn(&r)
+	})
+}
+
+// Counts returns the number of URLs in each state.
+func (t *Tx) Counts() map[State]int {
+	out := map[State]int{}
+	m := t.b(bucketMeta)
+	for _, s := range States {
+		out[s] = int(u64(m.Get(countKey(s))) + uint64(t.counts[s]))
+	}
+	return out
+}
+
+func countKey(s State) []byte { return []byte("count/" + string(s)) }
+
+func (t *Tx) putJSON(bucket []byte, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s %q: %w", bucket, key, err)
+	}
+	if err := t.b(bucket).Put([]byte(key), b); err != nil {
+		return fmt.Errorf("put %s %q: %w", bucket, key, err)
+	}
+	return nil
+}
+
+// flush writes the counter deltas and sequence number.
+func (t *Tx) flush() error {
+	m := t.b(bucketMeta)
+	for s, d := range t.counts {
+		if d == 0 {
+			continue
+		}
+		n := int64(u64(m.Get(countKey(s)))) + d
+		if err := m.Put(countKey(s), putU64(uint64(max(n, 0)))); err != nil {
+			return err
+		}
+	}
+	if err := flushHostCounts(t.b(bucketHostA), t.hostA); err != nil {
+		return err
+	}
+	if err := flushHostCounts(t.b(bucketHostQ), t.hostQ); err != nil {
+		return err
+	}
+	if t.seqRead {
+		return m.Put(keySeq, putU64(t.seq))
+	}
+	return nil
+}
+
+func flushHostCounts(hq *bolt.Bucket, deltas map[string]int64) error {
+	for h, d := range deltas {
+		if d == 0 {
+			continue
+		}
+		n := int64(u64(hq.Get([]byte(h)))) + d
+		var err error
+		if n <= 0 {
+			err = hq.Delete([]byte(h))
+		} else {
+			err = hq.Put([]byte(h), putU64(uint64(n)))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
