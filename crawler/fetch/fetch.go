@@ -1,0 +1,207 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// ErrPrivateAddress is returned when a connection would go to a loopback,
+// private, link-local, multicast or unspecified address and the crawl does
+// not allow private addresses.
+var ErrPrivateAddress = errors.New("refusing to connect to a private address")
+
+// Options configure a Fetcher. Zero durations and sizes take the defaults
+// shown.
+type Options struct {
+	UserAgent      string        // sent on every request
+	From           string        // operator e-mail for the From header (RFC 9110 10.1.2); optional
+	ConnectTimeout time.Duration // 10s
+	HeaderTimeout  time.Duration // 20s, until response headers arrive
+	Timeout        time.Duration // 60s for the whole exchange, body included
+	MaxBody        int64         // 10 MiB; the rest is not read
+	AllowPrivate   bool          // permit loopback and private addresses
+}
+
+func (o *Options) defaults() {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = 20 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 10 << 20
+	}
+}
+
+// Fetcher sends requests. It is safe for concurrent use; share one.
+type Fetcher struct {
+	opts   Options
+	client *http.Client
+}
+
+// New returns a Fetcher with its own connection pool.
+func New(opts Options) *Fetcher {
+	opts.defaults()
+	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if !opts.AllowPrivate {
+		dialer.ControlContext = guard
+	}
+	tr := &http.Transport{
+		Proxy:                 nil, // a proxy would make the guard check the proxy's address
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   2,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   opts.ConnectTimeout,
+		ResponseHeaderTimeout: opts.HeaderTimeout,
+	}
+	client := &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &Fetcher{opts: opts, client: client}
+}
+
+// guard refuses connections to non-public addresses.
+func guard(_ context.Context, network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", address, err)
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !IsPublic(ip) {
+		return fmt.Errorf("dial %s %s: %w", network, address, ErrPrivateAddress)
+	}
+	return nil
+}
+
+var cgnat = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
+
+// IsPublic reports whether ip is a globally routable unicast address.
+func IsPublic(ip net.IP) bool {
+	if v4 := ip.To4(); v4 != nil {
+		ip = v4
+	}
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip))
+}
+
+// Close releases idle connections.
+func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
+
+// Do sends req with the Fetcher's client and headers, without following
+// redirects. It satisfies robotscache.Doer, so robots.txt goes through the
+// same client and guard.
+func (f *Fetcher) Do(req *http.Request) (*http.Response, error) {
+	f.setHeaders(req)
+	return f.client.Do(req)
+}
+
+func (f *Fetcher) setHeaders(req *http.Request) {
+	req.Header.Set("User-Agent", f.opts.UserAgent)
+	if f.opts.From != "" {
+		req.Header.Set("From", f.opts.From)
+	}
+}
+
+// Request is one page fetch. ETag and LastModified, when set, make it a
+// conditional GET (values sent verbatim).
+type Request struct {
+	URL          string
+	ETag         string
+	LastModified string
+}
+
+// Response is what came back. Body holds at most Options.MaxBody bytes.
+type Response struct {
+	URL         string
+	Status      int
+	Header      http.Header
+	Body        []byte
+	Truncated   bool   // the body was longer than MaxBody
+	Location    string // resolved redirect target for 3xx, "" otherwise
+	ContentType string
+	Started     time.Time
+	Duration    time.Duration
+}
+
+// Error is a failed exchange: no usable response.
+type Error struct {
+	Op      string // "request", "read body"
+	URL     string
+	Err     error
+	Timeout bool
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s %s: %v", e.Op, e.URL, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Fetch sends one GET and reads the body up to the cap. Redirects come
+// back as a Response with Location set.
+func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
+	if err != nil {
+		return nil, &Error{Op: "request", URL: r.URL, Err: err}
+	}
+	if r.ETag != "" {
+		req.Header.Set("If-None-Match", r.ETag)
+	}
+	if r.LastModified != "" {
+		req.Header.Set("If-Modified-Since", r.LastModified)
+	}
+	start := time.Now()
+	resp, err := f.Do(req)
+	if err != nil {
+		return nil, &Error{Op: "request", URL: r.URL, Err: err, Timeout: isTimeout(err)}
+	}
+	defer resp.Body.Close()
+	out := &Response{URL: r.URL, Status: resp.StatusCode, Header: resp.Header, Started: start,
+		ContentType: resp.Header.Get("Content-Type")}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		out.Location = resolveLocation(r.URL, resp.Header.Get("Location"))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, f.opts.MaxBody+1))
+	if err != nil {
+		return nil, &Error{Op: "read body", URL: r.URL, Err: err, Timeout: isTimeout(err)}
+	}
+	if int64(len(body)) > f.opts.MaxBody {
+		body, out.Truncated = body[:f.opts.MaxBody], true
+	}
+	out.Body = body
+	out.Duration = time.Since(start)
+	return out, nil
+}
+
+func resolveLocation(base, loc string) string {
+	if loc == "" {
+		return ""
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	u, err := b.Parse(loc)
+	if err != nil {
+		return ""
+	}
+	return u.String()
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,113 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFetchBasics(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "../target?x=1", http.StatusMovedPermanently)
+		case "/big":
+			fmt.Fprint(w, strings.Repeat("a", 5000))
+		case "/cond":
+			if r.Header.Get("If-None-Match") == `W/"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			fmt.Fprint(w, "changed")
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<title>x</title>")
+		}
+	}))
+	defer srv.Close()
+	f := New(Options{UserAgent: "politecrawl/1.0 (+https://example.org/bot)", From: "ops@example.org", MaxBody: 1000, AllowPrivate: true})
+	defer f.Close()
+	ctx := context.Background()
+
+	r, err := f.Fetch(ctx, Request{URL: srv.URL + "/page"})
+	if err != nil || r.Status != 200 || string(r.Body) != "<title>x</title>" || r.ContentType != "text/html; charset=utf-8" {
+		t.Fatalf("page: %+v %v", r, err)
+	}
+	if got.Get("User-Agent") != "politecrawl/1.0 (+https://example.org/bot)" || got.Get("From") != "ops@example.org" {
+		t.Errorf("headers sent: %v", got)
+	}
+	r, err = f.Fetch(ctx, Request{URL: srv.URL + "/redirect"})
+	if err != nil || r.Status != 301 || r.Location != srv.URL+"/target?x=1" {
+		t.Errorf("redirect must come back as data: %+v %v", r, err)
+	}
+	r, err = f.Fetch(ctx, Request{URL: srv.URL + "/big"})
+	if err != nil || len(r.Body) != 1000 || !r.Truncated {
+		t.Errorf("body cap: %d bytes truncated=%v %v", len(r.Body), r.Truncated, err)
+	}
+	r, err = f.Fetch(ctx, Request{URL: srv.URL + "/cond", ETag: `W/"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"})
+	if err != nil || r.Status != 304 || got.Get("If-Modified-Since") != "Mon, 02 Jan 2006 15:04:05 GMT" {
+		t.Errorf("conditional GET: %+v %v", r, err)
+	}
+}
+
+func TestPrivateAddressGuard(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer srv.Close()
+	f := New(Options{UserAgent: "t"})
+	defer f.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	for _, u := range []string{srv.URL + "/", "http://localhost:" + port + "/"} {
+		_, err := f.Fetch(context.Background(), Request{URL: u})
+		if !errors.Is(err, ErrPrivateAddress) {
+			t.Errorf("%s: err %v, want ErrPrivateAddress", u, err)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("server saw %d requests through the guard", hits)
+	}
+	for _, c := range []struct {
+		ip     string
+		public bool
+	}{
+		{"127.0.0.1", false}, {"10.1.2.3", false}, {"172.16.0.1", false}, {"192.168.1.1", false},
+		{"169.254.169.254", false}, {"0.0.0.0", false}, {"100.64.0.1", false}, {"::1", false},
+		{"fe80::1", false}, {"fc00::1", false}, {"::ffff:127.0.0.1", false}, {"224.0.0.1", false},
+		{"93.184.216.34", true}, {"2001:4860:4860::8888", true},
+	} {
+		if got := IsPublic(net.ParseIP(c.ip)); got != c.public {
+			t.Errorf("IsPublic(%s) = %v, want %v", c.ip, got, c.public)
+		}
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	f := New(Options{UserAgent: "t", HeaderTimeout: 100 * time.Millisecond, AllowPrivate: true})
+	defer f.Close()
+	start := time.Now()
+	_, err := f.Fetch(context.Background(), Request{URL: srv.URL})
+	var fe *Error
+	if !errors.As(err, &fe) || !fe.Timeout {
+		t.Errorf("want a timeout error, got %v", err)
+	}
+	if time.Since(start) > 3*time.Second {
+		t.Error("header timeout not applied")
+	}
+}
