@@ -34,6 +34,10 @@ type Admitter struct {
 	scope    urlnorm.Scope
 	limits   Limits
 	admitted int
+	// Refuse, if set, is asked last about a URL that would be queued; a
+	// non-empty state records it in that state instead (the crawler uses it
+	// to record URLs its cached robots.txt already disallows).
+	Refuse func(url string) (storage.State, string)
 }
 
 // NewAdmitter returns an Admitter; admitted is how many URLs the crawl
@@ -61,6 +65,12 @@ func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
 	if reason := a.refuse(tx, c, host); reason != "" {
 		rec.State, rec.Error = storage.Skipped, reason
 		return false, tx.PutURL(rec, "")
+	}
+	if a.Refuse != nil {
+		if state, reason := a.Refuse(c.URL); state != "" {
+			rec.State, rec.Error = state, reason
+			return false, tx.PutURL(rec, "")
+		}
 	}
 	rec.State = storage.Queued
 	if err := tx.PutURL(rec, ""); err != nil {

@@ -227,3 +227,35 @@ func BenchmarkFrontierMillionQueued(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 }
+
+func TestSchedulerCancelReturnsToken(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetInterval("a", 10*time.Second, t0)
+	s.SetWork("a", true, t0)
+	if _, _, ok := s.Next(t0); !ok {
+		t.Fatal("claim")
+	}
+	s.Cancel("a", t0)
+	if h, _, ok := s.Next(t0); !ok || h != "a" {
+		t.Fatal("a cancelled claim must not cost the host its slot")
+	}
+	s.Done("a", t0)
+	if _, wait, ok := s.Next(t0.Add(time.Second)); ok || wait != 9*time.Second {
+		t.Fatalf("after a real request: wait %v, want 9s", wait)
+	}
+}
+
+func TestSchedulerLongerIntervalCountsFromLastStart(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetInterval("a", 50*time.Millisecond, t0)
+	s.SetWork("a", true, t0)
+	s.Next(t0) // robots.txt at t0
+	// Its answer, 14ms later, names a 300ms delay.
+	s.SetInterval("a", 300*time.Millisecond, t0.Add(14*time.Millisecond))
+	s.Done("a", t0.Add(14*time.Millisecond))
+	if _, wait, _ := s.Next(t0.Add(14 * time.Millisecond)); wait != 286*time.Millisecond {
+		t.Fatalf("wait %v, want 286ms (300ms from the last start)", wait)
+	}
+}

@@ -20,6 +20,9 @@ type hostSlot struct {
 	interval time.Duration
 	hold     time.Time
 	inFlight bool
+	res      *rate.Reservation // the token taken by Next, returned by Cancel
+	last     time.Time         // start of the last request
+	prevLast time.Time         // last before the current claim, for Cancel
 	hasWork  bool
 	openAt   time.Time // when its slot opens; heap key
 	index    int       // in ready, -1 if absent
@@ -47,15 +50,19 @@ func limitFor(d time.Duration) rate.Limit {
 }
 
 // SetInterval sets a host's spacing between request starts, effective for
-// the next request. A longer interval also pushes back a slot that was
-// already computed.
+// the next request: it comes no sooner than d after the last one started,
+// whatever the spacing was before (the limiter is rebuilt from the last
+// start rather than carrying tokens earned at the old rate).
 func (s *Scheduler) SetInterval(host string, d time.Duration, now time.Time) {
 	h := s.slot(host)
 	if d == h.interval {
 		return
 	}
 	h.interval = d
-	h.lim.SetLimitAt(now, limitFor(d))
+	h.lim = rate.NewLimiter(limitFor(d), 1)
+	if !h.last.IsZero() {
+		h.lim.AllowN(h.last, 1)
+	}
 	s.update(h, now)
 }
 
@@ -72,7 +79,7 @@ func (s *Scheduler) Interval(host string) time.Duration {
 // then, so spacing holds across restarts.
 func (s *Scheduler) Restore(host string, last time.Time, interval time.Duration) {
 	h := s.slot(host)
-	h.interval = interval
+	h.interval, h.last = interval, last
 	h.lim = rate.NewLimiter(limitFor(interval), 1)
 	if !last.IsZero() {
 		h.lim.AllowN(last, 1)
@@ -107,21 +114,38 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 	if h.openAt.After(now) {
 		return "", h.openAt.Sub(now), false
 	}
-	if !h.lim.AllowN(now, 1) {
+	r := h.lim.ReserveN(now, 1)
+	if !r.OK() || r.DelayFrom(now) > 0 {
 		// The limit changed since openAt was computed: recompute.
+		r.CancelAt(now)
 		s.update(h, now)
 		return s.Next(now)
 	}
 	heap.Remove(&s.ready, h.index)
-	h.inFlight = true
+	h.inFlight, h.res = true, r
+	h.prevLast, h.last = h.last, now
 	return h.name, 0, true
+}
+
+// Cancel gives back a claim from Next that sent no request (the URL turned
+// out to be disallowed, or the host must wait): the token is returned, so
+// the next request is not delayed by a request that never happened.
+func (s *Scheduler) Cancel(host string, now time.Time) {
+	h := s.slot(host)
+	if h.res != nil {
+		h.res.CancelAt(now)
+		h.res = nil
+		h.last = h.prevLast
+	}
+	h.inFlight = false
+	s.update(h, now)
 }
 
 // Done ends the host's request; its next slot is computed from the
 // limiter.
 func (s *Scheduler) Done(host string, now time.Time) {
 	h := s.slot(host)
-	h.inFlight = false
+	h.inFlight, h.res = false, nil
 	s.update(h, now)
 }
 

@@ -269,6 +269,21 @@ func (t *Tx) ForEachURL(fn func(r *URLRecord) error) error {
 	})
 }
 
+// Flag reads a named boolean in the meta bucket.
+func (t *Tx) Flag(name string) bool {
+	v := t.b(bucketMeta).Get([]byte("flag/" + name))
+	return len(v) == 1 && v[0] == 1
+}
+
+// SetFlag writes a named boolean in the meta bucket.
+func (t *Tx) SetFlag(name string, on bool) error {
+	v := []byte{0}
+	if on {
+		v[0] = 1
+	}
+	return t.b(bucketMeta).Put([]byte("flag/"+name), v)
+}
+
 // Counts returns the number of URLs in each state.
 func (t *Tx) Counts() map[State]int {
 	out := map[State]int{}

@@ -97,41 +97,67 @@ func DisallowAll() *robots.Robots { return disallowAll }
 
 // Fetch gets robotsURL with an unconditional GET, following up to
 // MaxRedirects redirects, and maps the result to an Outcome. It never
-// returns an error: failures are outcomes (Unreachable) with Err set.
+// returns an error: failures are outcomes (Unreachable) with Err set. The
+// crawler drives the hops itself with Step, so that each hop passes its own
+// host's politeness; Fetch is for one-off use such as the CLI.
 func Fetch(ctx context.Context, client Doer, robotsURL, userAgent string) Result {
 	res := Result{URL: robotsURL, FinalURL: robotsURL}
 	target := robotsURL
 	for {
-		resp, err := get(ctx, client, target, userAgent)
-		if err != nil {
-			return unreachable(res, 0, err)
-		}
-		res.Status, res.FinalURL = resp.StatusCode, target
-		switch code := resp.StatusCode; {
-		case code >= 200 && code < 300:
-			return parsed(res, resp)
-		case code >= 300 && code < 400:
-			drain(resp)
-			next, ok := location(resp, target)
-			if !ok || res.Hops >= MaxRedirects {
-				res.Outcome, res.Robots = Unavailable, allowAll
-				return res
-			}
-			res.Hops++
-			target = next
-		case code == http.StatusTooManyRequests || code >= 500 && code < 600:
-			res.RetryAfter = RetryAfter(resp.Header.Get("Retry-After"), time.Now())
-			drain(resp)
-			return unreachable(res, code, nil)
-		case code >= 400 && code < 500:
-			drain(resp)
-			res.Outcome, res.Robots = Unavailable, allowAll
+		next := Step(ctx, client, target, userAgent, &res)
+		if next == "" {
 			return res
-		default:
-			drain(resp)
-			return unreachable(res, code, fmt.Errorf("unexpected status %d", code))
 		}
+		if !Hop(&res, next) {
+			return res
+		}
+		target = next
 	}
+}
+
+// Step sends one request of a robots.txt fetch to target and fills res.
+// It returns the next URL when the answer is a redirect to follow;
+// otherwise res holds the final outcome. Call Hop before the next Step.
+func Step(ctx context.Context, client Doer, target, userAgent string, res *Result) (next string) {
+	resp, err := get(ctx, client, target, userAgent)
+	if err != nil {
+		*res = unreachable(*res, 0, err)
+		return ""
+	}
+	res.Status, res.FinalURL = resp.StatusCode, target
+	switch code := resp.StatusCode; {
+	case code >= 200 && code < 300:
+		*res = parsed(*res, resp)
+	case code >= 300 && code < 400:
+		drain(resp)
+		if next, ok := location(resp, target); ok {
+			return next
+		}
+		res.Outcome, res.Robots = Unavailable, allowAll
+	case code == http.StatusTooManyRequests || code >= 500 && code < 600:
+		res.RetryAfter = RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		drain(resp)
+		*res = unreachable(*res, code, nil)
+	case code >= 400 && code < 500:
+		drain(resp)
+		res.Outcome, res.Robots = Unavailable, allowAll
+	default:
+		drain(resp)
+		*res = unreachable(*res, code, fmt.Errorf("unexpected status %d", code))
+	}
+	return ""
+}
+
+// Hop records one redirect to next. It returns false, with res set to the
+// Unavailable outcome, when that would pass MaxRedirects.
+func Hop(res *Result, next string) bool {
+	if res.Hops >= MaxRedirects {
+		res.Outcome, res.Robots = Unavailable, allowAll
+		return false
+	}
+	res.Hops++
+	res.FinalURL = next
+	return true
 }
 
 func get(ctx context.Context, client Doer, target, userAgent string) (*http.Response, error) {

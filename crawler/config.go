@@ -1,0 +1,90 @@
+package crawler
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/frontier"
+)
+
+// Config is everything a crawl needs. Zero values take the defaults
+// documented on each field (see Defaults).
+type Config struct {
+	Agent        string   // product token for robots.txt and <meta name>
+	Seeds        []string // absolute http(s) URLs
+	Scope        []string // host or host:port; empty = the seeds' hosts
+	Workers      int      // concurrent fetches overall
+	Limits       frontier.Limits
+	DefaultDelay time.Duration // spacing floor per host
+	MaxDelay     time.Duration // cap on Crawl-delay / Request-rate spacing
+	Sitemaps     bool
+	Fetch        fetch.Options // UserAgent, From, timeouts, MaxBody, AllowPrivate
+
+	MaxRetries      int           // fetch attempts per URL before failed (default 3)
+	BackoffBase     time.Duration // first host backoff after 5xx/429/timeout (default 5s)
+	BackoffMax      time.Duration // backoff cap (default 10m)
+	MaxHold         time.Duration // cap on Retry-After (default 1h)
+	RobotsRetries   int           // retries of an unreachable robots.txt (default 3)
+	RobotsRetryBase time.Duration // first robots.txt retry delay, doubling (default 15s)
+	RobotsTTL       time.Duration // robots.txt cache lifetime (default 24h)
+	MaxRedirects    int           // redirect hops followed from one URL (default 10)
+	ShutdownGrace   time.Duration // in-flight fetches allowed to finish on stop (default 5s)
+	StoreBodies     bool          // keep page bodies (not for noindex pages)
+
+	Logger *slog.Logger     // nil: discard
+	Now    func() time.Time // nil: time.Now
+}
+
+// Defaults fills zero fields.
+func (c *Config) Defaults() {
+	if c.Workers <= 0 {
+		c.Workers = 8
+	}
+	if c.MaxRetries <= 0 {
+		c.MaxRetries = 3
+	}
+	if c.BackoffBase <= 0 {
+		c.BackoffBase = 5 * time.Second
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = 10 * time.Minute
+	}
+	if c.MaxHold <= 0 {
+		c.MaxHold = time.Hour
+	}
+	if c.RobotsRetries < 0 {
+		c.RobotsRetries = 0
+	} else if c.RobotsRetries == 0 {
+		c.RobotsRetries = 3
+	}
+	if c.RobotsRetryBase <= 0 {
+		c.RobotsRetryBase = 15 * time.Second
+	}
+	if c.RobotsTTL <= 0 {
+		c.RobotsTTL = 24 * time.Hour
+	}
+	if c.MaxRedirects <= 0 {
+		c.MaxRedirects = 10
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+func (c *Config) validate() error {
+	if c.Agent == "" {
+		return fmt.Errorf("crawler config: agent name is empty")
+	}
+	if c.Fetch.UserAgent == "" {
+		c.Fetch.UserAgent = c.Agent
+	}
+	return nil
+}

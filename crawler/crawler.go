@@ -1,0 +1,278 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// flagRunning is set while a crawl runs and cleared on a clean stop.
+const flagRunning = "running"
+
+// Crawler is one crawl over one state file. Create it with New and call
+// Run once. Its state is owned by the goroutine running Run.
+type Crawler struct {
+	cfg     Config
+	db      *storage.DB
+	log     *slog.Logger
+	fetcher *fetch.Fetcher
+	sched   *frontier.Scheduler
+	admit   *frontier.Admitter
+	hosts   map[string]*hostState
+	origins map[string]*originState
+
+	inflight int
+	fetchCtx context.Context
+	crashed  bool // the previous run did not stop cleanly
+}
+
+// hostState is the coordinator's view of one authority.
+type hostState struct {
+	queued int
+	hops   []task // robots.txt redirect hops waiting for this host's slot
+	rec    storage.HostRecord
+}
+
+func (h *hostState) hasWork() bool { return h.queued > 0 || len(h.hops) > 0 }
+
+// New prepares a crawl on db: it restores hosts, queues and robots.txt
+// state from the file and admits the seeds (seeds seen before are left as
+// they are, so a resumed crawl continues where it stopped).
+func New(db *storage.DB, cfg Config) (*Crawler, error) {
+	cfg.Defaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := &Crawler{
+		cfg: cfg, db: db, log: cfg.Logger,
+		fetcher: fetch.New(cfg.Fetch),
+		sched:   frontier.NewScheduler(),
+		hosts:   map[string]*hostState{},
+		origins: map[string]*originState{},
+	}
+	scope, err := c.scope()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.restore(scope); err != nil {
+		return nil, err
+	}
+	if err := c.addSeeds(cfg.Seeds); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Crawler) scope() (urlnorm.Scope, error) {
+	hosts := c.cfg.Scope
+	if len(hosts) == 0 {
+		for _, s := range c.cfg.Seeds {
+			n, err := urlnorm.Normalise(s)
+			if err != nil {
+				return urlnorm.Scope{}, fmt.Errorf("seed %q: %w", s, err)
+			}
+			hosts = append(hosts, urlnorm.Authority(n))
+		}
+	}
+	s, err := urlnorm.NewScope(hosts)
+	if err != nil {
+		return s, fmt.Errorf("scope: %w", err)
+	}
+	return s, nil
+}
+
+// restore loads everything the coordinator keeps in memory: per host, not
+// per URL.
+func (c *Crawler) restore(scope urlnorm.Scope) error {
+	now := c.cfg.Now()
+	return c.db.Update(func(tx *storage.Tx) error {
+		counts := tx.Counts()
+		admitted := counts[storage.Queued] + counts[storage.Fetched] + counts[storage.Disallowed] + counts[storage.Failed]
+		c.admit = frontier.NewAdmitter(scope, c.cfg.Limits, admitted)
+		c.admit.Refuse = c.refuse
+		c.crashed = tx.Flag(flagRunning)
+		if err := tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
+			c.origins[origin] = restoreOrigin(r)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := tx.ForEachHost(func(h string, r storage.HostRecord) error {
+			c.host(h).rec = r
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := tx.QueuedHosts(func(h string, n int) error {
+			c.host(h).queued = n
+			return nil
+		}); err != nil {
+			return err
+		}
+		for name, hs := range c.hosts {
+			last := hs.rec.LastRequest
+			if c.crashed {
+				// A request may have left just before the crash.
+				last = now
+			}
+			c.sched.Restore(name, last, time.Duration(hs.rec.Interval*float64(time.Second)))
+			c.sched.Hold(name, hs.rec.HoldUntil, now)
+			c.sched.SetWork(name, hs.queued > 0, now)
+		}
+		return tx.SetFlag(flagRunning, true)
+	})
+}
+
+func (c *Crawler) host(name string) *hostState {
+	h := c.hosts[name]
+	if h == nil {
+		h = &hostState{}
+		c.hosts[name] = h
+		c.sched.SetInterval(name, c.interval(0, 0), c.cfg.Now())
+	}
+	return h
+}
+
+// interval applies the delay formula to a host's robots.txt values.
+func (c *Crawler) interval(crawlDelay, rateInterval time.Duration) time.Duration {
+	return frontier.Delay(c.cfg.DefaultDelay, c.cfg.MaxDelay, crawlDelay, rateInterval)
+}
+
+func (c *Crawler) addSeeds(seeds []string) error {
+	return c.db.Update(func(tx *storage.Tx) error {
+		for _, s := range seeds {
+			n, err := urlnorm.Normalise(s)
+			if err != nil {
+				return fmt.Errorf("seed %q: %w", s, err)
+			}
+			if err := c.discover(tx, frontier.Candidate{URL: n, Via: "seed"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// discover admits a candidate and, when it is queued, gives its host work.
+func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
+	queued, err := c.admit.Admit(tx, cand)
+	if err != nil || !queued {
+		return err
+	}
+	name := urlnorm.Authority(cand.URL)
+	h := c.host(name)
+	h.queued++
+	c.sched.SetWork(name, true, c.cfg.Now())
+	return nil
+}
+
+// Run crawls until the frontier is drained or ctx is cancelled; both
+// return nil after an orderly stop. Errors are storage failures.
+func (c *Crawler) Run(ctx context.Context) error {
+	fetchCtx, cancelFetch := context.WithCancel(context.Background())
+	defer cancelFetch()
+	c.fetchCtx = fetchCtx
+	tasks := make(chan task)
+	results := make(chan result, c.cfg.Workers)
+	var wg sync.WaitGroup
+	for i := 0; i < c.cfg.Workers; i++ {
+		wg.Go(func() { c.worker(fetchCtx, tasks, results) })
+	}
+	err := c.loop(ctx, tasks, results)
+	if err == nil {
+		err = c.finishInFlight(results, cancelFetch)
+	}
+	// results has room for every task in flight, so no worker blocks on
+	// its last send even when the loop ended on an error.
+	close(tasks)
+	cancelFetch()
+	wg.Wait()
+	c.fetcher.Close()
+	if err != nil {
+		return err
+	}
+	return c.db.Update(func(tx *storage.Tx) error { return tx.SetFlag(flagRunning, false) })
+}
+
+func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan result) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		wait, err := c.dispatch(tasks)
+		if err != nil {
+			return err
+		}
+		if c.inflight == 0 && wait < 0 {
+			c.log.Info("crawl drained")
+			return nil
+		}
+		timer.Stop()
+		if wait >= 0 {
+			timer.Reset(wait)
+		}
+		select {
+		case r := <-results:
+			if err := c.commit(r, results); err != nil {
+				return err
+			}
+		case <-timer.C:
+		case <-ctx.Done():
+			c.log.Info("stopping: no new requests", "in_flight", c.inflight)
+			return nil
+		}
+	}
+}
+
+// finishInFlight lets in-flight fetches complete for ShutdownGrace, then
+// cancels the rest; their URLs stay queued.
+func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.CancelFunc) error {
+	grace := time.NewTimer(c.cfg.ShutdownGrace)
+	defer grace.Stop()
+	for c.inflight > 0 {
+		select {
+		case r := <-results:
+			if err := c.commit(r, results); err != nil {
+				return err
+			}
+		case <-grace.C:
+			c.log.Info("cancelling in-flight fetches; their URLs stay queued", "in_flight", c.inflight)
+			cancelFetch()
+		}
+	}
+	return nil
+}
+
+// commit records r and every other result already waiting, in one
+// transaction: each result's changes are atomic, and the batch shares the
+// cost of the commit.
+func (c *Crawler) commit(first result, results <-chan result) error {
+	batch := []result{first}
+	for len(batch) < 256 {
+		select {
+		case r := <-results:
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		break
+	}
+	err := c.db.Update(func(tx *storage.Tx) error {
+		for _, r := range batch {
+			if err := c.record(tx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record results: %w", err)
+	}
+	return nil
+}

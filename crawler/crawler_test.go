@@ -1,0 +1,182 @@
+package crawler
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+const testUA = "politecrawl/test (+https://example.org/bot)"
+
+func testConfig(seeds ...string) Config {
+	return Config{
+		Agent:           "politecrawl",
+		Seeds:           seeds,
+		Workers:         4,
+		DefaultDelay:    50 * time.Millisecond,
+		MaxDelay:        5 * time.Second,
+		Limits:          frontier.Limits{MaxRepeatedSegments: 3, MaxURLLength: 2000},
+		Fetch:           fetch.Options{UserAgent: testUA, AllowPrivate: true, Timeout: 5 * time.Second},
+		RobotsRetries:   2,
+		RobotsRetryBase: 100 * time.Millisecond,
+		BackoffBase:     100 * time.Millisecond,
+		StoreBodies:     true,
+	}
+}
+
+func openDB(t *testing.T, path string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(path, storage.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func records(t *testing.T, db *storage.DB) map[string]*storage.URLRecord {
+	t.Helper()
+	out := map[string]*storage.URLRecord{}
+	db.View(func(tx *storage.Tx) error {
+		return tx.ForEachURL(func(r *storage.URLRecord) error { out[r.URL] = r; return nil })
+	})
+	return out
+}
+
+func TestCrawlStandardWeb(t *testing.T) {
+	web := crawltest.Standard()
+	defer web.Close()
+	main := web.Host("main")
+	// Scope: every host of the web (the seeds' hosts would be main only).
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var scope []string
+	for _, h := range web.Hosts() {
+		scope = append(scope, h.Authority())
+	}
+	cfg := testConfig(main.URL("/") + "#top")
+	cfg.Scope = scope
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("crawl did not drain in time")
+	}
+	t.Logf("crawl drained in %v", time.Since(start))
+
+	// Politeness, from the servers' side.
+	gaps := map[string]time.Duration{"main": crawltest.MainDelay, "rate": crawltest.RateDelay}
+	for _, h := range web.Hosts() {
+		gap := gaps[h.Name]
+		if gap == 0 {
+			gap = cfg.DefaultDelay
+		}
+		notFetch := MustNotFetchSet(h.Name)
+		for _, v := range h.Violations(gap, 5*time.Millisecond, func(p string) bool { return notFetch[p] }) {
+			t.Error(v)
+		}
+		for _, r := range h.Log() {
+			if r.UA != testUA {
+				t.Errorf("%s %s: User-Agent %q", h.Name, r.Path, r.UA)
+			}
+		}
+	}
+	// Every reachable allowed URL fetched, once.
+	for host, paths := range crawltest.MustFetch {
+		h := web.Host(host)
+		for _, p := range paths {
+			want := 1
+			switch {
+			case host == "flaky" && p == "/":
+				want = 3 // two 500s, then success
+			case host == "busy" && p == "/":
+				want = 2 // a 429, then success
+			}
+			if got := h.Count(p); got != want {
+				t.Errorf("%s%s fetched %d times, want %d", host, p, got, want)
+			}
+		}
+	}
+	// The down host: nothing but robots.txt, retried RobotsRetries times.
+	down := web.Host("down")
+	if paths := down.Paths(); len(paths) != 3 || slices.ContainsFunc(paths, func(p string) bool { return p != "/robots.txt" }) {
+		t.Errorf("down host saw %q, want 3 robots.txt requests", paths)
+	}
+	// Retry-After: 1 held the busy host at least a second.
+	busy := web.Host("busy").Log()
+	if len(busy) < 3 || busy[2].Start.Sub(busy[1].Start) < crawltest.BusyHold {
+		t.Errorf("busy host retried too soon: %+v", busy)
+	}
+
+	recs := records(t, db)
+	check := func(url string, fn func(r *storage.URLRecord) bool, what string) {
+		t.Helper()
+		r := recs[url]
+		if r == nil || !fn(r) {
+			t.Errorf("%s: %s; record %+v", url, what, r)
+		}
+	}
+	check(main.URL("/private/secret"), func(r *storage.URLRecord) bool {
+		return r.State == storage.Disallowed && strings.Contains(r.Error, "/private/")
+	}, "disallowed by robots.txt")
+	check(main.URL("/noindex"), func(r *storage.URLRecord) bool { return r.State == storage.Fetched && r.NoIndex }, "noindex")
+	check(main.URL("/nofollow"), func(r *storage.URLRecord) bool { return r.NoFollow && len(r.Links) == 0 }, "nofollow, no links")
+	check(main.URL("/xrobots"), func(r *storage.URLRecord) bool { return r.NoFollow && r.NoIndex }, "X-Robots-Tag for our agent")
+	check(main.URL("/doc.pdf"), func(r *storage.URLRecord) bool { return r.NoIndex && r.ContentType == "application/pdf" }, "non-HTML with X-Robots-Tag")
+	check(main.URL("/redirect"), func(r *storage.URLRecord) bool {
+		return r.State == storage.Fetched && r.Status == 301 && slices.Equal(r.Links, []string{main.URL("/redirected")})
+	}, "redirect recorded with its target")
+	check(main.URL("/redirected"), func(r *storage.URLRecord) bool { return r.DiscoveredVia == "redirect" }, "discovered via redirect")
+	check(main.URL("/loop/loop/loop/loop/"), func(r *storage.URLRecord) bool {
+		return r.State == storage.Skipped && strings.Contains(r.Error, "trap")
+	}, "trap skipped")
+	check(main.URL("/"), func(r *storage.URLRecord) bool {
+		return r.Title == "Main home" && r.DiscoveredVia == "seed" && r.Depth == 0 && !r.FetchedAt.IsZero()
+	}, "seed fetched")
+	check(main.URL("/a/deep"), func(r *storage.URLRecord) bool { return r.Depth == 2 && r.DiscoveredVia == "link" }, "depth 2 link")
+	check(web.Host("down").URL("/"), func(r *storage.URLRecord) bool {
+		return r.State == storage.Failed && strings.Contains(r.Error, "robots.txt unreachable")
+	}, "failed: robots.txt unreachable")
+	check(web.Host("other").URL("/blocked"), func(r *storage.URLRecord) bool { return r.State == storage.Disallowed }, "rules of a redirected robots.txt apply to the original host")
+	check(web.Host("flaky").URL("/"), func(r *storage.URLRecord) bool { return r.State == storage.Fetched && r.Attempts == 3 }, "fetched on the third attempt")
+	if _, ok := recs["http://outside.invalid/"]; ok {
+		t.Error("out-of-scope URL recorded")
+	}
+	for u, r := range recs {
+		if r.State == storage.Queued {
+			t.Errorf("%s still queued after drain", u)
+		}
+	}
+	db.View(func(tx *storage.Tx) error {
+		if b, _ := tx.Body(main.URL("/")); !strings.Contains(string(b), "Main home") {
+			t.Error("body of an indexable page not stored")
+		}
+		if b, _ := tx.Body(main.URL("/noindex")); b != nil {
+			t.Error("body of a noindex page stored")
+		}
+		return nil
+	})
+}
+
+// MustNotFetchSet returns the standard web's forbidden paths for a host.
+func MustNotFetchSet(host string) map[string]bool {
+	m := map[string]bool{}
+	for _, p := range crawltest.MustNotFetch[host] {
+		m[p] = true
+	}
+	return m
+}

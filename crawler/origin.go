@@ -1,0 +1,205 @@
+package crawler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/robots"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// goodCopyMaxAge is how long a last good robots.txt may stand in for one
+// that has become unreachable (RFC 9309 section 2.3.1.4's example, and
+// Google's practice).
+const goodCopyMaxAge = 30 * 24 * time.Hour
+
+// originState is the robots.txt lifecycle of one origin.
+type originState struct {
+	rules     *robots.Robots // nil until an outcome is known
+	outcome   robotscache.Outcome
+	fetchedAt time.Time
+	expires   time.Time // refetch after this
+	attempts  int       // consecutive unreachable fetches
+	retryAt   time.Time // next try while unreachable
+	gaveUp    bool      // retries exhausted: its URLs fail
+	fetching  bool      // a robots.txt request (or redirect hop) is under way
+	reason    string
+	goodBody  []byte
+	goodAt    time.Time
+}
+
+func restoreOrigin(r *storage.RobotsRecord) *originState {
+	o := &originState{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
+	switch r.Outcome {
+	case robotscache.Parsed.String():
+		o.outcome, o.rules = robotscache.Parsed, robots.Parse(r.Body)
+	case robotscache.Unavailable.String():
+		o.outcome, o.rules = robotscache.Unavailable, robotscache.AllowAll()
+	default:
+		// Unreachable when we stopped: a new run retries from scratch.
+		o.expires = time.Time{}
+	}
+	return o
+}
+
+// usable reports whether o's rules may decide URLs at now.
+func (o *originState) usable(now time.Time) bool {
+	return o != nil && o.rules != nil && now.Before(o.expires)
+}
+
+// refuse is the Admitter hook: URLs whose origin's robots.txt is known are
+// recorded disallowed (or failed, when robots.txt stayed unreachable)
+// without ever entering a queue.
+func (c *Crawler) refuse(url string) (storage.State, string) {
+	o := c.origins[originOf(url)]
+	switch {
+	case o == nil:
+		return "", ""
+	case o.gaveUp:
+		return storage.Failed, o.reason
+	case o.usable(c.cfg.Now()):
+		if reason, ok := c.disallowed(o, url); !ok {
+			return storage.Disallowed, reason
+		}
+	}
+	return "", ""
+}
+
+// disallowed checks url against o's rules; ok is true when allowed.
+func (c *Crawler) disallowed(o *originState, url string) (string, bool) {
+	d := o.rules.Explain(c.cfg.Agent, url)
+	if d.Allowed {
+		return "", true
+	}
+	if o.outcome == robotscache.Unreachable {
+		return "robots.txt unreachable: " + o.reason, false
+	}
+	if d.Rule != nil {
+		return fmt.Sprintf("robots.txt: Disallow: %s (line %d)", d.Rule.Pattern, d.Rule.Line), false
+	}
+	return "robots.txt", false
+}
+
+// robotsStep handles one robots.txt request: a redirect becomes a hop
+// scheduled on its target host's slot; anything else is the outcome.
+func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
+	if r.next != "" && robotscache.Hop(r.robots, r.next) {
+		n, err := urlnorm.Normalise(r.next)
+		if err == nil {
+			hop := r.task
+			hop.host, hop.url, hop.robots = urlnorm.Authority(n), n, r.robots
+			h := c.host(hop.host)
+			h.hops = append(h.hops, hop)
+			c.sched.SetWork(hop.host, true, now)
+			return nil
+		}
+		r.robots.Outcome, r.robots.Robots = robotscache.Unavailable, robotscache.AllowAll()
+	}
+	return c.recordRobots(tx, r, now)
+}
+
+// recordRobots applies a robots.txt outcome to its origin and host.
+func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
+	origin, rr := r.task.origin, r.robots
+	host := urlnorm.Authority(origin)
+	o := c.origins[origin]
+	if o == nil {
+		o = &originState{}
+		c.origins[origin] = o
+	}
+	o.fetching = false
+	defer func() { c.sched.SetWork(host, c.host(host).hasWork(), now) }()
+	o.fetchedAt, o.reason = r.started, rr.Reason()
+	rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status}
+	if rr.Err != nil {
+		rec.Error = rr.Err.Error()
+	}
+	log := c.log.With("host", host, "origin", origin)
+	switch rr.Outcome {
+	case robotscache.Parsed, robotscache.Unavailable:
+		ttl := c.cfg.RobotsTTL
+		if rr.MaxAge > 0 && rr.MaxAge < ttl {
+			ttl = rr.MaxAge
+		}
+		o.rules, o.outcome, o.attempts, o.gaveUp = rr.Robots, rr.Outcome, 0, false
+		o.expires = r.started.Add(ttl)
+		if rr.Outcome == robotscache.Parsed {
+			rec.Body, o.goodBody, o.goodAt = rr.Body, rr.Body, r.started
+		}
+		c.applyDelays(host, o.rules, now)
+		log.Info("robots.txt", "outcome", rr.Outcome.String(), "status", rr.Status, "interval", c.sched.Interval(host))
+	case robotscache.Unreachable:
+		o.attempts++
+		backoff := c.cfg.RobotsRetryBase << min(o.attempts-1, 16)
+		wait := max(backoff, min(rr.RetryAfter, c.cfg.MaxHold))
+		if o.goodBody != nil && r.started.Sub(o.goodAt) < goodCopyMaxAge {
+			// Keep crawling by the last good copy; try again later.
+			o.rules, o.outcome, o.expires = robots.Parse(o.goodBody), robotscache.Parsed, now.Add(wait)
+			log.Warn("robots.txt unreachable; using the last good copy", "reason", o.reason, "good_copy_from", o.goodAt)
+			break
+		}
+		o.rules, o.outcome, o.expires = robotscache.DisallowAll(), robotscache.Unreachable, time.Time{}
+		if o.attempts > c.cfg.RobotsRetries {
+			o.gaveUp = true
+			log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.reason, "attempts", o.attempts)
+			if err := c.failOrigin(tx, host, origin, "robots.txt unreachable after "+fmt.Sprint(o.attempts)+" attempts: "+o.reason); err != nil {
+				return err
+			}
+			break
+		}
+		o.retryAt = now.Add(wait)
+		c.sched.Hold(host, o.retryAt, now)
+		log.Warn("robots.txt unreachable; host disallowed until retry", "reason", o.reason, "retry_in", wait, "attempt", o.attempts)
+	}
+	rec.ExpiresAt, rec.Attempts, rec.GoodBody, rec.GoodAt = o.expires, o.attempts, o.goodBody, o.goodAt
+	return tx.PutRobots(origin, rec)
+}
+
+// applyDelays sets a host's spacing from its robots.txt.
+func (c *Crawler) applyDelays(host string, r *robots.Robots, now time.Time) {
+	cd, _ := r.CrawlDelay(c.cfg.Agent)
+	var ri time.Duration
+	if rate, ok := r.RequestRate(c.cfg.Agent); ok {
+		ri = rate.Interval()
+	}
+	d := c.interval(cd, ri)
+	c.sched.SetInterval(host, d, now)
+	c.host(host).rec.Interval = d.Seconds()
+}
+
+// failOrigin records every queued URL of origin on host as failed.
+func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error {
+	type entry struct {
+		seq uint64
+		url string
+	}
+	var doomed []entry
+	err := tx.ForEachQueued(host, func(seq uint64, url string) error {
+		if originOf(url) == origin {
+			doomed = append(doomed, entry{seq, url})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	h := c.host(host)
+	for _, e := range doomed {
+		rec, err := tx.GetURL(e.url)
+		if err != nil || rec == nil {
+			return err
+		}
+		rec.State, rec.Error = storage.Failed, reason
+		if err := tx.PutURL(rec, storage.Queued); err != nil {
+			return err
+		}
+		if err := tx.Dequeue(host, e.seq); err != nil {
+			return err
+		}
+		h.queued--
+	}
+	c.sched.SetWork(host, h.hasWork(), c.cfg.Now())
+	return nil
+}

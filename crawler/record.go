@@ -1,0 +1,189 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// record applies one worker result inside the batch transaction.
+func (c *Crawler) record(tx *storage.Tx, r result) error {
+	now := c.cfg.Now()
+	host := r.task.host
+	h := c.host(host)
+	c.inflight--
+	defer func() {
+		c.sched.Done(host, now)
+		c.sched.SetWork(host, h.hasWork(), now)
+	}()
+	if r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
+		if r.robots != nil {
+			c.origins[r.task.origin].fetching = false
+		}
+		// Stopping: the URL stays at the head of its queue. Whether the
+		// request reached the server is unknown, so count it as sent.
+		h.rec.LastRequest = r.started
+		return tx.PutHost(host, h.rec)
+	}
+	h.rec.LastRequest = r.started
+	var err error
+	if r.task.kind == taskRobots {
+		err = c.robotsStep(tx, r, now)
+	} else {
+		err = c.recordPage(tx, r, h, now)
+	}
+	if err != nil {
+		return err
+	}
+	return tx.PutHost(host, h.rec)
+}
+
+func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Time) error {
+	t := r.task
+	rec, err := tx.GetURL(t.url)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		rec = &storage.URLRecord{URL: t.url}
+	}
+	log := c.log.With("host", t.host)
+	if r.err != nil {
+		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", time.Since(r.started).Milliseconds())
+		var fe *fetch.Error
+		if errors.Is(r.err, fetch.ErrPrivateAddress) || errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
+			return c.finish(tx, rec, h, t, storage.Failed, r.err.Error())
+		}
+		return c.retry(tx, rec, h, t, r.err.Error(), 0, now)
+	}
+	p := r.page
+	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", len(p.Body), "duration_ms", p.Duration.Milliseconds())
+	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
+		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
+		return c.retry(tx, rec, h, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
+	}
+	h.rec.Failures, h.rec.LastError = 0, ""
+	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(len(p.Body))
+	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
+	rec.Attempts++
+	rec.Error, rec.Links = "", []string{}
+	if p.Location != "" {
+		if err := c.followRedirect(tx, rec, p.Location); err != nil {
+			return err
+		}
+	}
+	if r.parsed != nil {
+		rec.Title = r.parsed.Title
+		rec.NoIndex, rec.NoFollow = r.parsed.Directives.NoIndex, r.parsed.Directives.NoFollow
+		if err := c.followLinks(tx, rec, r.parsed.Links); err != nil {
+			return err
+		}
+		if c.cfg.StoreBodies && !rec.NoIndex {
+			if err := tx.PutBody(rec.URL, p.Body); err != nil {
+				return err
+			}
+		}
+	}
+	switch {
+	case r.parseErr != nil:
+		rec.Error = r.parseErr.Error()
+	case p.Truncated:
+		rec.Error = fmt.Sprintf("body truncated at %d bytes", len(p.Body))
+	}
+	return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
+}
+
+// finish writes the final record and takes the URL off its queue.
+func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t task, state storage.State, errText string) error {
+	prev := rec.State
+	rec.State, rec.Error = state, errText
+	if rec.Links == nil {
+		rec.Links = []string{}
+	}
+	if err := tx.PutURL(rec, prev); err != nil {
+		return err
+	}
+	if err := tx.Dequeue(t.host, t.seq); err != nil {
+		return err
+	}
+	h.queued--
+	return nil
+}
+
+// retry handles 5xx, 429, timeouts and network errors: the whole host backs
+// off (at least Retry-After), and the URL goes to the back of its queue, or
+// fails after MaxRetries attempts.
+func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t task, why string, retryAfter time.Duration, now time.Time) error {
+	rec.Attempts++
+	h.rec.Failures++
+	h.rec.LastError = why
+	backoff := jitter(min(c.cfg.BackoffBase<<min(h.rec.Failures-1, 20), c.cfg.BackoffMax))
+	until := now.Add(max(backoff, min(retryAfter, c.cfg.MaxHold)))
+	h.rec.HoldUntil = until
+	c.sched.Hold(t.host, until, now)
+	c.log.Info("host backs off", "host", t.host, "until", until.Format(time.RFC3339), "why", why, "attempt", rec.Attempts)
+	if rec.Attempts >= c.cfg.MaxRetries {
+		return c.finish(tx, rec, h, t, storage.Failed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
+	}
+	rec.Error = why
+	if err := tx.PutURL(rec, storage.Queued); err != nil {
+		return err
+	}
+	if err := tx.Dequeue(t.host, t.seq); err != nil {
+		return err
+	}
+	return tx.Enqueue(t.host, rec.URL)
+}
+
+// isPermanent: errors a retry cannot fix (the host name does not exist).
+func isPermanent(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound
+}
+
+// followRedirect admits a redirect target as a new URL of its own.
+func (c *Crawler) followRedirect(tx *storage.Tx, rec *storage.URLRecord, location string) error {
+	n, err := urlnorm.Normalise(location)
+	if err != nil {
+		rec.Error = "redirect: " + err.Error()
+		return nil
+	}
+	rec.Links = []string{n}
+	if rec.Redirects+1 > c.cfg.MaxRedirects {
+		rec.Error = fmt.Sprintf("redirect chain longer than %d hops: not followed", c.cfg.MaxRedirects)
+		return nil
+	}
+	return c.discover(tx, frontier.Candidate{URL: n, Depth: rec.Depth, Via: "redirect", Parent: rec.URL, Redirects: rec.Redirects + 1})
+}
+
+// followLinks normalises a page's links into the record and admits them,
+// unless the page said nofollow (then extract returned none).
+func (c *Crawler) followLinks(tx *storage.Tx, rec *storage.URLRecord, links []string) error {
+	for _, l := range links {
+		n, err := urlnorm.Normalise(l)
+		if err != nil {
+			continue
+		}
+		rec.Links = append(rec.Links, n)
+		if err := c.discover(tx, frontier.Candidate{URL: n, Depth: rec.Depth + 1, Via: "link", Parent: rec.URL}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return d + time.Duration(rand.Int64N(int64(d)/5+1)) - d/10
+}

@@ -1,0 +1,85 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/extract"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+)
+
+type taskKind int
+
+const (
+	taskPage taskKind = iota
+	taskRobots
+)
+
+// task is one request a worker makes for the coordinator.
+type task struct {
+	kind    taskKind
+	host    string // authority the request goes to
+	url     string // page URL, or the robots.txt URL of this hop
+	seq     uint64 // queue position of a page
+	etag    string
+	lastMod string
+	origin  string              // robots: the origin whose robots.txt this is
+	robots  *robotscache.Result // robots: the fetch so far (hops)
+}
+
+// result is what a worker hands back. Exactly one of page, robots is set.
+type result struct {
+	task     task
+	started  time.Time
+	page     *fetch.Response
+	parsed   *extract.Page
+	parseErr error
+	err      error
+	robots   *robotscache.Result
+	next     string // robots: a redirect still to follow
+}
+
+// worker runs tasks until tasks is closed. It never sleeps for politeness:
+// a task arrives only when its host's slot is open.
+func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
+	for t := range tasks {
+		results <- c.run(ctx, t)
+	}
+}
+
+func (c *Crawler) run(ctx context.Context, t task) result {
+	r := result{task: t, started: c.cfg.Now()}
+	if t.kind == taskRobots {
+		rr := robotscache.Result{URL: t.origin + "/robots.txt", FinalURL: t.url}
+		if t.robots != nil {
+			rr = *t.robots
+		}
+		r.next = robotscache.Step(ctx, c.fetcher, t.url, c.cfg.Fetch.UserAgent, &rr)
+		r.robots = &rr
+		return r
+	}
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: t.url, ETag: t.etag, LastModified: t.lastMod})
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.page = resp
+	if resp.Status >= 200 && resp.Status < 300 && extract.IsHTML(resp.ContentType, resp.Body) {
+		u, err := url.Parse(t.url)
+		if err == nil {
+			r.parsed, r.parseErr = extract.HTML(resp.Body, u, resp.Header, c.cfg.Agent)
+		}
+	} else if resp.Status >= 200 && resp.Status < 300 {
+		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, c.cfg.Agent)}
+	}
+	return r
+}
+
+// cancelled reports whether a fetch failed only because the crawl is
+// stopping; such URLs stay queued untouched.
+func cancelled(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
