@@ -35,6 +35,17 @@ type Config struct {
 
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now
+	// Observe, if set, is called on the coordinator goroutine for every URL
+	// whose outcome was just committed (never for one that was rolled back).
+	Observe func(Event)
+}
+
+// Event is one URL outcome, for progress displays.
+type Event struct {
+	URL    string
+	State  string // fetched, disallowed, failed, skipped, retry
+	Status int
+	Reason string
 }
 
 // Defaults fills zero fields.

@@ -29,6 +29,7 @@ type Crawler struct {
 	origins map[string]*originState
 
 	inflight int
+	events   []Event // outcomes of the transaction being built
 	fetchCtx context.Context
 	crashed  bool // the previous run did not stop cleanly
 }
@@ -263,7 +264,7 @@ func (c *Crawler) commit(first result, results <-chan result) error {
 		}
 		break
 	}
-	err := c.db.Update(func(tx *storage.Tx) error {
+	err := c.update(func(tx *storage.Tx) error {
 		for _, r := range batch {
 			if err := c.record(tx, r); err != nil {
 				return err
@@ -275,4 +276,25 @@ func (c *Crawler) commit(first result, results <-chan result) error {
 		return fmt.Errorf("record results: %w", err)
 	}
 	return nil
+}
+
+// update runs one transaction and, once it committed, reports its events.
+func (c *Crawler) update(fn func(tx *storage.Tx) error) error {
+	c.events = c.events[:0]
+	if err := c.db.Update(fn); err != nil {
+		c.events = c.events[:0]
+		return err
+	}
+	if c.cfg.Observe != nil {
+		for _, e := range c.events {
+			c.cfg.Observe(e)
+		}
+	}
+	return nil
+}
+
+func (c *Crawler) event(e Event) {
+	if c.cfg.Observe != nil {
+		c.events = append(c.events, e)
+	}
 }

@@ -89,7 +89,8 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 // settleHead records the head URL without fetching it and returns the
 // unused slot.
 func (c *Crawler) settleHead(host, url string, seq uint64, state storage.State, reason string, now time.Time) error {
-	err := c.db.Update(func(tx *storage.Tx) error {
+	err := c.update(func(tx *storage.Tx) error {
+		c.event(Event{URL: url, State: string(state), Reason: reason})
 		rec, err := tx.GetURL(url)
 		if err != nil {
 			return err

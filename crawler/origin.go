@@ -58,9 +58,11 @@ func (c *Crawler) refuse(url string) (storage.State, string) {
 	case o == nil:
 		return "", ""
 	case o.gaveUp:
+		c.event(Event{URL: url, State: string(storage.Failed), Reason: o.reason})
 		return storage.Failed, o.reason
 	case o.usable(c.cfg.Now()):
 		if reason, ok := c.disallowed(o, url); !ok {
+			c.event(Event{URL: url, State: string(storage.Disallowed), Reason: reason})
 			return storage.Disallowed, reason
 		}
 	}
@@ -192,6 +194,7 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 			return err
 		}
 		rec.State, rec.Error = storage.Failed, reason
+		c.event(Event{URL: rec.URL, State: string(storage.Failed), Reason: reason})
 		if err := tx.PutURL(rec, storage.Queued); err != nil {
 			return err
 		}

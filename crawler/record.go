@@ -106,6 +106,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t task, state storage.State, errText string) error {
 	prev := rec.State
 	rec.State, rec.Error = state, errText
+	c.event(Event{URL: rec.URL, State: string(state), Status: rec.Status, Reason: errText})
 	if rec.Links == nil {
 		rec.Links = []string{}
 	}
@@ -135,6 +136,7 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t 
 		return c.finish(tx, rec, h, t, storage.Failed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
 	}
 	rec.Error = why
+	c.event(Event{URL: rec.URL, State: "retry", Reason: why + ", host backs off until " + until.Format(time.TimeOnly)})
 	if err := tx.PutURL(rec, storage.Queued); err != nil {
 		return err
 	}

@@ -54,7 +54,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRobotsCmd(stdout))
+	root.AddCommand(newRobotsCmd(stdout), newRunCmd(stdout, stderr), newStatusCmd(stdout),
+		newExportCmd(stdout), newDemoCmd(stdout, stderr))
 	return root
 }
 

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is the config file, as typed values. Every key has a default
+// (defaults below) and is documented in config.example.yaml.
+type Config struct {
+	Agent struct {
+		Name      string `mapstructure:"name"`
+		UserAgent string `mapstructure:"user_agent"`
+		From      string `mapstructure:"from"`
+	} `mapstructure:"agent"`
+	Seeds   []string `mapstructure:"seeds"`
+	State   string   `mapstructure:"state"`
+	Workers int      `mapstructure:"workers"`
+	Scope   struct {
+		Hosts    []string `mapstructure:"hosts"`
+		MaxDepth int      `mapstructure:"max_depth"`
+		MaxPages int      `mapstructure:"max_pages"`
+	} `mapstructure:"scope"`
+	Traps struct {
+		MaxURLLength        int `mapstructure:"max_url_length"`
+		MaxRepeatedSegments int `mapstructure:"max_repeated_segments"`
+		MaxPagesPerHost     int `mapstructure:"max_pages_per_host"`
+	} `mapstructure:"traps"`
+	Politeness struct {
+		DefaultDelay     time.Duration `mapstructure:"default_delay"`
+		MaxDelay         time.Duration `mapstructure:"max_delay"`
+		MaxRetries       int           `mapstructure:"max_retries"`
+		BackoffBase      time.Duration `mapstructure:"backoff_base"`
+		BackoffMax       time.Duration `mapstructure:"backoff_max"`
+		MaxRetryAfter    time.Duration `mapstructure:"max_retry_after"`
+		RobotsRetries    int           `mapstructure:"robots_retries"`
+		RobotsRetryDelay time.Duration `mapstructure:"robots_retry_delay"`
+	} `mapstructure:"politeness"`
+	Sitemaps bool `mapstructure:"sitemaps"`
+	Network  struct {
+		AllowPrivate   bool          `mapstructure:"allow_private"`
+		ConnectTimeout time.Duration `mapstructure:"connect_timeout"`
+		HeaderTimeout  time.Duration `mapstructure:"header_timeout"`
+		Timeout        time.Duration `mapstructure:"timeout"`
+		MaxBody        int64         `mapstructure:"max_body"`
+	} `mapstructure:"network"`
+	Storage struct {
+		StoreBodies bool `mapstructure:"store_bodies"`
+	} `mapstructure:"storage"`
+	Log struct {
+		Level  string `mapstructure:"level"`
+		Format string `mapstructure:"format"`
+	} `mapstructure:"log"`
+	Daemon struct {
+		ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+	} `mapstructure:"daemon"`
+}
+
+// defaults holds every key's default. Setting each one is also what lets
+// an environment variable alone reach Unmarshal.
+var defaults = map[string]any{
+	"agent.name":                    "politecrawl",
+	"agent.user_agent":              "politecrawl/0.1 (+https://github.com/politecrawl/politecrawl)",
+	"agent.from":                    "",
+	"seeds":                         []string{},
+	"state":                         "politecrawl.db",
+	"workers":                       8,
+	"scope.hosts":                   []string{},
+	"scope.max_depth":               0,
+	"scope.max_pages":               0,
+	"traps.max_url_length":          2048,
+	"traps.max_repeated_segments":   3,
+	"traps.max_pages_per_host":      100000,
+	"politeness.default_delay":      "1s",
+	"politeness.max_delay":          "60s",
+	"politeness.max_retries":        3,
+	"politeness.backoff_base":       "5s",
+	"politeness.backoff_max":        "10m",
+	"politeness.max_retry_after":    "1h",
+	"politeness.robots_retries":     3,
+	"politeness.robots_retry_delay": "15s",
+	"sitemaps":                      false,
+	"network.allow_private":         false,
+	"network.connect_timeout":       "10s",
+	"network.header_timeout":        "20s",
+	"network.timeout":               "60s",
+	"network.max_body":              10 << 20,
+	"storage.store_bodies":          true,
+	"log.level":                     "info",
+	"log.format":                    "text",
+	"daemon.shutdown_timeout":       "5s",
+}
+
+var agentName = regexp.MustCompile(`^[A-Za-z_-]+$`)
+
+// loadConfig reads the config file (may be "" for defaults only), then
+// POLITECRAWL_* environment variables, then the flags that were set.
+func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Config, error) {
+	v := viper.New()
+	for k, d := range defaults {
+		v.SetDefault(k, d)
+	}
+	v.SetEnvPrefix("POLITECRAWL")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	for key, flag := range binds {
+		if f := flags.Lookup(flag); f != nil && f.Changed {
+			if err := v.BindPFlag(key, f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if path != "" {
+		v.SetConfigFile(path)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return nil, usagef("config %s: %v", path, err)
+		}
+	}
+	var c Config
+	if err := v.UnmarshalExact(&c); err != nil {
+		return nil, usagef("config %s: %v", path, unknownKeys(err))
+	}
+	if err := c.Validate(); err != nil {
+		return nil, usagef("config %s: %v", path, err)
+	}
+	return &c, nil
+}
+
+// unknownKeys rewrites mapstructure's message for misspelt keys.
+func unknownKeys(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, "has invalid keys: "); i >= 0 {
+		return fmt.Errorf("unknown key(s) %s (see config.example.yaml for every key)", strings.TrimSpace(msg[i+len("has invalid keys: "):]))
+	}
+	return err
+}
+
+// Validate checks every value and names the key at fault.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	if !agentName.MatchString(c.Agent.Name) {
+		bad("agent.name", "%q must be a product token of letters, '_' and '-' only", c.Agent.Name)
+	}
+	if !strings.Contains(strings.ToLower(c.Agent.UserAgent), strings.ToLower(c.Agent.Name)) {
+		bad("agent.user_agent", "%q must contain agent.name %q so sites can match it in robots.txt", c.Agent.UserAgent, c.Agent.Name)
+	}
+	if c.Agent.From != "" && !strings.Contains(c.Agent.From, "@") {
+		bad("agent.from", "%q must be an e-mail address", c.Agent.From)
+	}
+	for i, s := range c.Seeds {
+		if _, err := urlnorm.Normalise(s); err != nil {
+			bad(fmt.Sprintf("seeds[%d]", i), "%q is not an absolute http(s) URL: %v", s, err)
+		}
+	}
+	if strings.TrimSpace(c.State) == "" {
+		bad("state", "must name the state file")
+	}
+	if c.Workers < 1 || c.Workers > 1024 {
+		bad("workers", "%d must be between 1 and 1024", c.Workers)
+	}
+	if _, err := urlnorm.NewScope(c.Scope.Hosts); err != nil {
+		bad("scope.hosts", "%v (give host or host:port)", err)
+	}
+	for key, n := range map[string]int{"scope.max_depth": c.Scope.MaxDepth, "scope.max_pages": c.Scope.MaxPages,
+		"traps.max_url_length": c.Traps.MaxURLLength, "traps.max_repeated_segments": c.Traps.MaxRepeatedSegments,
+		"traps.max_pages_per_host": c.Traps.MaxPagesPerHost, "politeness.robots_retries": c.Politeness.RobotsRetries} {
+		if n < 0 {
+			bad(key, "%d must be 0 (no limit) or more", n)
+		}
+	}
+	if c.Politeness.MaxRetries < 1 {
+		bad("politeness.max_retries", "%d must be at least 1", c.Politeness.MaxRetries)
+	}
+	for key, d := range map[string]time.Duration{"politeness.default_delay": c.Politeness.DefaultDelay, "politeness.max_delay": c.Politeness.MaxDelay,
+		"politeness.backoff_base": c.Politeness.BackoffBase, "politeness.backoff_max": c.Politeness.BackoffMax,
+		"politeness.max_retry_after": c.Politeness.MaxRetryAfter, "politeness.robots_retry_delay": c.Politeness.RobotsRetryDelay,
+		"network.connect_timeout": c.Network.ConnectTimeout, "network.header_timeout": c.Network.HeaderTimeout,
+		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout} {
+		if d < 0 {
+			bad(key, "%v must not be negative", d)
+		}
+	}
+	if c.Politeness.MaxDelay > 0 && c.Politeness.MaxDelay < c.Politeness.DefaultDelay {
+		bad("politeness.max_delay", "%v is below politeness.default_delay %v", c.Politeness.MaxDelay, c.Politeness.DefaultDelay)
+	}
+	if c.Network.MaxBody < 1024 {
+		bad("network.max_body", "%d bytes is too small (at least 1024)", c.Network.MaxBody)
+	}
+	if _, err := parseLevel(c.Log.Level); err != nil {
+		bad("log.level", "%v", err)
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "%q must be text or json", c.Log.Format)
+	}
+	return errors.Join(errs...)
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("%q must be debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// crawlerConfig turns the file's values into the engine's.
+func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
+	return crawler.Config{
+		Agent:   c.Agent.Name,
+		Seeds:   c.Seeds,
+		Scope:   c.Scope.Hosts,
+		Workers: c.Workers,
+		Limits: frontier.Limits{MaxDepth: c.Scope.MaxDepth, MaxPages: c.Scope.MaxPages,
+			MaxPagesPerHost: c.Traps.MaxPagesPerHost, MaxURLLength: c.Traps.MaxURLLength,
+			MaxRepeatedSegments: c.Traps.MaxRepeatedSegments},
+		DefaultDelay: c.Politeness.DefaultDelay,
+		MaxDelay:     c.Politeness.MaxDelay,
+		Sitemaps:     c.Sitemaps,
+		Fetch: fetch.Options{UserAgent: c.Agent.UserAgent, From: c.Agent.From,
+			ConnectTimeout: c.Network.ConnectTimeout, HeaderTimeout: c.Network.HeaderTimeout,
+			Timeout: c.Network.Timeout, MaxBody: c.Network.MaxBody, AllowPrivate: c.Network.AllowPrivate},
+		MaxRetries:      c.Politeness.MaxRetries,
+		BackoffBase:     c.Politeness.BackoffBase,
+		BackoffMax:      c.Politeness.BackoffMax,
+		MaxHold:         c.Politeness.MaxRetryAfter,
+		RobotsRetries:   robotsRetries(c.Politeness.RobotsRetries),
+		RobotsRetryBase: c.Politeness.RobotsRetryDelay,
+		ShutdownGrace:   c.Daemon.ShutdownTimeout,
+		StoreBodies:     c.Storage.StoreBodies,
+		Logger:          log,
+	}
+}
+
+// robotsRetries maps the config's 0 ("no retries") onto the engine, where
+// 0 means the default.
+func robotsRetries(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}

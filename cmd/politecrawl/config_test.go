@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExampleConfigIsValidAndComplete(t *testing.T) {
+	c, err := loadConfig("../../config.example.yaml", pflag.NewFlagSet("x", pflag.ContinueOnError), nil)
+	if err != nil {
+		t.Fatalf("config.example.yaml: %v", err)
+	}
+	if c.Politeness.DefaultDelay != time.Second || c.Agent.Name != "politecrawl" {
+		t.Errorf("example values: %+v", c)
+	}
+	// Every key with a default is documented in the example, and nothing else.
+	raw, _ := os.ReadFile("../../config.example.yaml")
+	var doc map[string]any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			if sub, ok := v.(map[string]any); ok {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			keys[prefix+k] = true
+		}
+	}
+	walk("", doc)
+	for k := range defaults {
+		if !keys[k] {
+			t.Errorf("key %s has a default but is not in config.example.yaml", k)
+		}
+	}
+	for k := range keys {
+		if _, ok := defaults[k]; !ok {
+			t.Errorf("config.example.yaml has %s, which has no default", k)
+		}
+	}
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want string
+	}{
+		{"agent:\n  name: \"polite crawl\"\n", "agent.name"},
+		{"agent:\n  name: mybot\n", "agent.user_agent"},
+		{"seeds: [\"ftp://x/\"]\n", "seeds[0]"},
+		{"workers: 0\n", "workers"},
+		{"politeness:\n  default_delay: -1s\n", "politeness.default_delay"},
+		{"politeness:\n  default_delay: 10s\n  max_delay: 5s\n", "politeness.max_delay"},
+		{"politness:\n  default_delay: 1s\n", "unknown key(s) politness"},
+		{"scope:\n  max_dept: 3\n", "max_dept"},
+		{"log:\n  format: xml\n", "log.format"},
+		{"network:\n  max_body: 10\n", "network.max_body"},
+		{"politeness:\n  default_delay: soon\n", "default_delay"},
+		{"agent: [\n", "config"},
+	} {
+		_, err := loadConfig(writeConfig(t, c.yaml), pflag.NewFlagSet("x", pflag.ContinueOnError), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one naming %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	path := writeConfig(t, "state: from-file.db\nworkers: 3\npoliteness:\n  default_delay: 2s\n")
+	t.Setenv("POLITECRAWL_WORKERS", "5")
+	t.Setenv("POLITECRAWL_POLITENESS_MAX_DELAY", "90s")
+	t.Setenv("POLITECRAWL_SEEDS", "https://a.example/,https://b.example/")
+	flags := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	flags.String("state", "", "")
+	flags.Parse([]string{"--state", "from-flag.db"})
+	c, err := loadConfig(path, flags, flagBinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.State != "from-flag.db" || c.Workers != 5 || c.Politeness.DefaultDelay != 2*time.Second ||
+		c.Politeness.MaxDelay != 90*time.Second || len(c.Seeds) != 2 {
+		t.Errorf("precedence: state %q workers %d delay %v max %v seeds %q", c.State, c.Workers, c.Politeness.DefaultDelay, c.Politeness.MaxDelay, c.Seeds)
+	}
+}
