@@ -1,0 +1,37 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo crawls at the default 1s delay")
+	}
+	out, errOut, code := runCLI(t, "demo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"fetched: 11",
+		"disallowed: 2",
+		"/admin/login: robots.txt: Disallow: /admin/ (line 3)",
+		"/products/?sort=price: robots.txt: Disallow: /*?sort= (line 4)",
+		"/drafts (\"Drafts\"; noindex: fetched, content not kept)",
+		"/drafts/idea (\"An idea\"; nofollow: links not followed)",
+		"/catalog.pdf (noindex",
+		"/old-about (HTTP 301",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q\n%s", want, out)
+		}
+	}
+	// The site's own log, summarised by the demo: 12 requests, robots.txt
+	// first, never closer than the 1s default delay.
+	m := regexp.MustCompile(`saw (\d+) requests, robots.txt first, one at a time, at least 1s apart \(smallest gap (\S+)\)`).FindStringSubmatch(out)
+	if m == nil || m[1] != "12" || !strings.HasPrefix(m[2], "1") {
+		t.Errorf("politeness line: %q", m)
+	}
+}
