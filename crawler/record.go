@@ -87,8 +87,8 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		if err := c.followLinks(tx, rec, r.parsed.Links); err != nil {
 			return err
 		}
-		if c.cfg.StoreBodies && !rec.NoIndex {
-			if err := tx.PutBody(rec.URL, p.Body); err != nil {
+		if r.gzBody != nil && !rec.NoIndex {
+			if err := tx.PutCompressedBody(rec.URL, r.gzBody); err != nil {
 				return err
 			}
 		}

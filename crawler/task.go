@@ -9,6 +9,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/extract"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 type taskKind int
@@ -39,6 +40,7 @@ type result struct {
 	parseErr error
 	err      error
 	robots   *robotscache.Result
+	gzBody   []byte // the body compressed for storage, when it is to be kept
 	next     string // robots: a redirect still to follow
 }
 
@@ -74,6 +76,10 @@ func (c *Crawler) run(ctx context.Context, t task) result {
 		}
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, c.cfg.Agent)}
+	}
+	if c.cfg.StoreBodies && r.parsed != nil && !r.parsed.Directives.NoIndex {
+		// Compressing here keeps the work off the coordinator.
+		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}
 	return r
 }

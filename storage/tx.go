@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -225,15 +226,38 @@ func (t *Tx) ForEachRobots(fn func(origin string, r *RobotsRecord) error) error 
 
 // PutBody stores a page body, gzip-compressed.
 func (t *Tx) PutBody(url string, body []byte) error {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if _, err := zw.Write(body); err != nil {
+	z, err := CompressBody(body)
+	if err != nil {
 		return fmt.Errorf("compress body %q: %w", url, err)
+	}
+	return t.PutCompressedBody(url, z)
+}
+
+// PutCompressedBody stores a body already compressed by CompressBody, so
+// callers can compress outside the transaction, in parallel.
+func (t *Tx) PutCompressedBody(url string, z []byte) error {
+	return t.b(bucketBodies).Put([]byte(url), z)
+}
+
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	return zw
+}}
+
+// CompressBody compresses a body the way the state file stores it. It is
+// safe for concurrent use.
+func CompressBody(body []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzipPool.Get().(*gzip.Writer)
+	defer gzipPool.Put(zw)
+	zw.Reset(&buf)
+	if _, err := zw.Write(body); err != nil {
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return fmt.Errorf("compress body %q: %w", url, err)
+		return nil, err
 	}
-	return t.b(bucketBodies).Put([]byte(url), buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // DeleteBody removes a stored body (a page that became noindex).
