@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -153,6 +154,15 @@ func TestCrawlStandardWeb(t *testing.T) {
 	}, "failed: robots.txt unreachable")
 	check(web.Host("other").URL("/blocked"), func(r *storage.URLRecord) bool { return r.State == storage.Disallowed }, "rules of a redirected robots.txt apply to the original host")
 	check(web.Host("flaky").URL("/"), func(r *storage.URLRecord) bool { return r.State == storage.Fetched && r.Attempts == 3 }, "fetched on the third attempt")
+	check(web.Host("broken").URL("/"), func(r *storage.URLRecord) bool {
+		return r.State == storage.Failed && r.Attempts == 3 && strings.Contains(r.Error, "HTTP 500")
+	}, "failed after three attempts")
+	if n := web.Host("broken").Count("/"); n != 3 {
+		t.Errorf("broken / requested %d times, want 3", n)
+	}
+	check(main.URL("/rb"), func(r *storage.URLRecord) bool {
+		return r.Status == 302 && slices.Equal(r.Links, []string{main.URL("/ra")})
+	}, "redirect loop recorded, not followed again")
 	if _, ok := recs["http://outside.invalid/"]; ok {
 		t.Error("out-of-scope URL recorded")
 	}
@@ -179,4 +189,87 @@ func MustNotFetchSet(host string) map[string]bool {
 		m[p] = true
 	}
 	return m
+}
+
+func TestRobotsRefetchedAfterMaxAge(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	pages := map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nDisallow: /late-block\n", Header: map[string]string{"Cache-Control": "max-age=1"}},
+	}
+	var links strings.Builder
+	for i := 0; i < 8; i++ {
+		p := fmt.Sprintf("/p%d", i)
+		links.WriteString(`<a href="` + p + `">x</a>`)
+		pages[p] = &crawltest.Page{Body: "ok"}
+	}
+	links.WriteString(`<a href="/late-block">late</a>`)
+	pages["/"] = &crawltest.Page{Body: links.String()}
+	pages["/late-block"] = &crawltest.Page{Body: "ok"}
+	h := w.AddHost("h", pages)
+	// Once the first copy expires, the host blocks everything.
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		h.SetPage("/robots.txt", &crawltest.Page{Body: "User-agent: *\nDisallow: /\n"})
+	}()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay = 250 * time.Millisecond
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.Count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2 (max-age=1 expires once during the crawl)", n)
+	}
+	log := h.Log()
+	var afterSecond bool
+	for _, r := range log {
+		if r.Path == "/robots.txt" && afterSecond {
+			break
+		}
+		if r.Path == "/robots.txt" && r.Start.Sub(log[0].Start) > time.Second {
+			afterSecond = true
+			continue
+		}
+		if afterSecond {
+			t.Errorf("%s fetched after the new robots.txt disallowed everything", r.Path)
+		}
+	}
+	if h.Count("/late-block") != 0 {
+		t.Error("/late-block fetched")
+	}
+}
+
+func TestPrivateAddressRefusedAtOnce(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{"/": {Body: "x"}})
+	cfg := testConfig(h.URL("/"))
+	cfg.Fetch.AllowPrivate = false
+	cfg.RobotsRetryBase = time.Minute // a retry would hang the test
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v %v", err, ctx.Err())
+	}
+	if n := len(h.Log()); n != 0 {
+		t.Errorf("loopback server saw %d requests", n)
+	}
+	r := records(t, db)[h.URL("/")]
+	if r == nil || r.State != storage.Failed || !strings.Contains(r.Error, "private address") {
+		t.Errorf("record %+v", r)
+	}
 }

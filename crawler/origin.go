@@ -1,9 +1,11 @@
 package crawler
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/robots"
@@ -143,6 +145,10 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 			break
 		}
 		o.rules, o.outcome, o.expires = robotscache.DisallowAll(), robotscache.Unreachable, time.Time{}
+		if errors.Is(rr.Err, fetch.ErrPrivateAddress) {
+			// Configuration, not weather: no retry will change it.
+			o.attempts = c.cfg.RobotsRetries + 1
+		}
 		if o.attempts > c.cfg.RobotsRetries {
 			o.gaveUp = true
 			log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.reason, "attempts", o.attempts)

@@ -22,6 +22,7 @@ func html(body string) *Page { return &Page{Body: "<!DOCTYPE html><html>" + body
 //	down   robots.txt always 503: nothing else may ever be requested
 //	gone   robots.txt 404: no restrictions
 //	other  robots.txt redirects to main's /robots-other.txt (rules apply to other)
+//	broken / always answers 500: it fails after the retries
 //
 // Seed it with main's "/". What a polite crawl must and must not fetch is
 // listed in MustFetch and MustNotFetch.
@@ -36,6 +37,7 @@ func Standard() *Web {
 			<a href="/doc.pdf">pdf</a> <a href="mailto:x@example.org">mail</a> <a href="javascript:void(0)">js</a>
 			<a href="http://outside.invalid/">outside</a>
 			<a href="{{host:rate}}/">rate</a> <a href="{{host:busy}}/">busy</a> <a href="{{host:flaky}}/">flaky</a>
+			<a href="/ra">redirect loop</a> <a href="{{host:broken}}/">broken</a>
 			<a href="{{host:down}}/">down</a> <a href="{{host:gone}}/">gone</a> <a href="{{host:other}}/">other</a>
 			</body>`),
 		"/a":                 html(`<title>A</title><a href="/a/deep#frag">deep</a> <a href="./">home</a>`),
@@ -60,6 +62,12 @@ func Standard() *Web {
 		"/loop/loop/loop/":   html(`<a href="loop/">deeper</a>`),
 		"/doc.pdf":           {Body: "%PDF-1.4 ...", Header: map[string]string{"Content-Type": "application/pdf", "X-Robots-Tag": "noindex"}},
 		"/robots-other.txt":  {Body: "User-agent: *\nDisallow: /blocked\n", Header: map[string]string{"Content-Type": "text/plain"}},
+		"/ra":                {Status: 302, Header: map[string]string{"Location": "/rb"}},
+		"/rb":                {Status: 302, Header: map[string]string{"Location": "/ra"}},
+	})
+	w.AddHost("broken", map[string]*Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Status: 500},
 	})
 	w.AddHost("rate", map[string]*Page{
 		"/robots.txt": {Body: "User-agent: *\nRequest-rate: 1/0.3s\n"},
@@ -100,7 +108,7 @@ func Standard() *Web {
 var MustFetch = map[string][]string{
 	"main": {"/robots.txt", "/", "/a", "/a/deep", "/b", "/noindex", "/from-noindex", "/nofollow", "/rel",
 		"/rel-ok", "/xrobots", "/redirect", "/redirected", "/loop/", "/loop/loop/", "/loop/loop/loop/", "/doc.pdf",
-		"/robots-other.txt"},
+		"/robots-other.txt", "/ra", "/rb"},
 	"rate":  {"/robots.txt", "/", "/r1", "/r2", "/r3"},
 	"busy":  {"/robots.txt", "/", "/after-busy"},
 	"flaky": {"/robots.txt", "/"},
