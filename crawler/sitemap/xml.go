@@ -1,0 +1,265 @@
+package sitemap
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html/charset"
+)
+
+// shape says where the entries of one XML format are.
+type shape struct {
+	format  Format
+	item    string   // element holding one entry
+	loc     string   // element holding its URL ("" for Atom: link@href)
+	lastmod []string // elements holding its date
+	ns      func(string) bool
+}
+
+var shapes = map[string]shape{
+	"urlset":       {URLSet, "url", "loc", []string{"lastmod"}, sitemapNS},
+	"sitemapindex": {Index, "sitemap", "loc", []string{"lastmod"}, sitemapNS},
+	"rss":          {RSS, "item", "link", []string{"pubDate"}, noNS},
+	"feed":         {Atom, "entry", "", []string{"updated", "modified"}, atomNS},
+}
+
+// sitemapNS accepts the sitemaps.org namespace over http or https, with or
+// without a trailing slash, Google's old ones, or none.
+func sitemapNS(ns string) bool {
+	n := strings.TrimSuffix(strings.ToLower(ns), "/")
+	n = strings.TrimPrefix(strings.TrimPrefix(n, "http://"), "https://")
+	switch n {
+	case "", "www.sitemaps.org/schemas/sitemap/0.9", "sitemaps.org/schemas/sitemap/0.9",
+		"www.google.com/schemas/sitemap/0.84", "www.google.com/schemas/sitemap/0.9":
+		return true
+	}
+	return false
+}
+
+func noNS(ns string) bool { return ns == "" }
+
+func atomNS(ns string) bool {
+	switch strings.TrimSuffix(ns, "/") {
+	case "", "http://www.w3.org/2005/Atom", "http://purl.org/atom/ns#":
+		return true
+	}
+	return false
+}
+
+// maxField bounds the text kept for one element: a URL or a date.
+const maxField = MaxURLLength + 64
+
+// nsScope resolves element prefixes: RawToken leaves them unresolved,
+// and doing it here is far cheaper than Token's copying. Sitemaps declare
+// namespaces at the root, so the stack is almost always one frame deep.
+type nsScope struct {
+	frames []nsFrame
+}
+
+type nsFrame struct {
+	depth int
+	decls map[string]string // prefix ("" = default) -> URI
+}
+
+func (s *nsScope) push(depth int, attrs []xml.Attr) {
+	var decls map[string]string
+	for _, a := range attrs {
+		switch {
+		case a.Name.Space == "" && a.Name.Local == "xmlns":
+			if decls == nil {
+				decls = map[string]string{}
+			}
+			decls[""] = a.Value
+		case a.Name.Space == "xmlns":
+			if decls == nil {
+				decls = map[string]string{}
+			}
+			decls[a.Name.Local] = a.Value
+		}
+	}
+	if decls != nil {
+		s.frames = append(s.frames, nsFrame{depth, decls})
+	}
+}
+
+func (s *nsScope) pop(depth int) {
+	if n := len(s.frames); n > 0 && s.frames[n-1].depth == depth {
+		s.frames = s.frames[:n-1]
+	}
+}
+
+// resolve returns the namespace URI of a prefix ("" = the default).
+func (s *nsScope) resolve(prefix string) string {
+	for i := len(s.frames) - 1; i >= 0; i-- {
+		if u, ok := s.frames[i].decls[prefix]; ok {
+			return u
+		}
+	}
+	if prefix != "" {
+		return "urn:undeclared:" + prefix // an unknown prefix is an extension
+	}
+	return ""
+}
+
+func parseXML(in io.Reader, res *Result, emit func(Entry) error) error {
+	d := xml.NewDecoder(in)
+	d.CharsetReader = charset.NewReaderLabel
+	var ns nsScope
+	var (
+		sh        shape
+		haveRoot  bool
+		depth     int
+		itemDepth int // 0: not inside an item
+		field     string
+		text      strings.Builder
+		cur       Entry
+		haveLink  bool
+	)
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			if !haveRoot {
+				return fmt.Errorf("sitemap: no root element")
+			}
+			return nil
+		}
+		if err != nil {
+			if isLimit(err) {
+				return err
+			}
+			return fmt.Errorf("sitemap %s: %w", sh.format, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			ns.push(depth, t.Attr)
+			space := ns.resolve(t.Name.Space)
+			if !haveRoot {
+				s, ok := shapes[t.Name.Local]
+				if !ok || !s.ns(space) {
+					return fmt.Errorf("sitemap: root <%s> in namespace %q is not a sitemap, index or feed", t.Name.Local, space)
+				}
+				sh, haveRoot, res.Format = s, true, s.format
+				continue
+			}
+			if !sh.ns(space) {
+				continue // an extension
+			}
+			switch {
+			case itemDepth == 0 && t.Name.Local == sh.item:
+				itemDepth, cur, haveLink = depth, Entry{}, false
+			case itemDepth != 0 && depth == itemDepth+1:
+				if sh.format == Atom && t.Name.Local == "link" {
+					if href, ok := atomLink(t); ok && !haveLink {
+						cur.URL, haveLink = href, true
+					}
+					continue
+				}
+				if t.Name.Local == sh.loc || contains(sh.lastmod, t.Name.Local) {
+					field = t.Name.Local
+					text.Reset()
+				}
+			}
+		case xml.CharData:
+			if field != "" && text.Len() < maxField {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			if field != "" && depth == itemDepth+1 {
+				v := strings.TrimSpace(text.String())
+				if field == sh.loc {
+					if !haveLink {
+						cur.URL, haveLink = v, true
+					}
+				} else if cur.Lastmod.IsZero() {
+					cur.Lastmod = ParseDate(v)
+				}
+				field = ""
+			}
+			if itemDepth != 0 && depth == itemDepth {
+				if err := emit(cur); err != nil {
+					return err
+				}
+				itemDepth = 0
+			}
+			ns.pop(depth)
+			depth--
+		}
+	}
+}
+
+func isLimit(err error) bool {
+	for e := err; e != nil; {
+		if e == errTooBig || e == errTooMany {
+			return true
+		}
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		e = u.Unwrap()
+	}
+	return false
+}
+
+// atomLink returns the href of an Atom <link> that names the entry itself
+// (rel="alternate" or no rel).
+func atomLink(t xml.StartElement) (string, bool) {
+	var href, rel string
+	for _, a := range t.Attr {
+		switch a.Name.Local {
+		case "href":
+			href = a.Value
+		case "rel":
+			rel = a.Value
+		}
+	}
+	return href, href != "" && (rel == "" || rel == "alternate")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	w3cLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05", "2006-01-02T15:04"}
+	rfc822     = []string{time.RFC1123Z, time.RFC1123, "Mon, 2 Jan 2006 15:04:05 -0700", "Mon, 2 Jan 2006 15:04:05 MST",
+		time.RFC822Z, time.RFC822, "2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04:05 MST", "Mon, 02 Jan 06 15:04:05 -0700"}
+)
+
+// ParseDate reads a W3C datetime (sitemaps, Atom) or an RFC 822 date
+// (RSS); zero when it is neither. It picks layouts by the value's shape,
+// since a sitemap may hold 50,000 of them.
+func ParseDate(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}
+	}
+	var layouts []string
+	switch {
+	case s[0] < '0' || s[0] > '9' || len(s) > 4 && s[1] == ' ' || len(s) > 4 && s[2] == ' ':
+		layouts = rfc822
+	case len(s) == 4:
+		layouts = []string{"2006"}
+	case len(s) == 7:
+		layouts = []string{"2006-01"}
+	case len(s) == 10:
+		layouts = []string{"2006-01-02"}
+	default:
+		layouts = w3cLayouts
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
