@@ -19,8 +19,10 @@ type Config struct {
 	Limits       frontier.Limits
 	DefaultDelay time.Duration // spacing floor per host
 	MaxDelay     time.Duration // cap on Crawl-delay / Request-rate spacing
-	Sitemaps     bool
-	Fetch        fetch.Options // UserAgent, From, timeouts, MaxBody, AllowPrivate
+	Sitemaps     bool          // read the Sitemap: lines of robots.txt
+	// MaxSitemapsPerHost caps sitemap files fetched from one host (default 100).
+	MaxSitemapsPerHost int
+	Fetch              fetch.Options // UserAgent, From, timeouts, MaxBody, AllowPrivate
 
 	MaxRetries      int           // fetch attempts per URL before failed (default 3)
 	BackoffBase     time.Duration // first host backoff after 5xx/429/timeout (default 5s)
@@ -52,6 +54,9 @@ type Event struct {
 func (c *Config) Defaults() {
 	if c.Workers <= 0 {
 		c.Workers = 8
+	}
+	if c.MaxSitemapsPerHost <= 0 {
+		c.MaxSitemapsPerHost = 100
 	}
 	if c.MaxRetries <= 0 {
 		c.MaxRetries = 3

@@ -36,12 +36,14 @@ type Crawler struct {
 
 // hostState is the coordinator's view of one authority.
 type hostState struct {
-	queued int
-	hops   []task // robots.txt redirect hops waiting for this host's slot
-	rec    storage.HostRecord
+	queued   int
+	hops     []task   // robots.txt redirect hops waiting for this host's slot
+	sitemaps []string // sitemap files on this host still to read, in order
+	nSitemap int      // sitemap files ever accepted for this host (the cap)
+	rec      storage.HostRecord
 }
 
-func (h *hostState) hasWork() bool { return h.queued > 0 || len(h.hops) > 0 }
+func (h *hostState) hasWork() bool { return h.queued > 0 || len(h.hops) > 0 || len(h.sitemaps) > 0 }
 
 // New prepares a crawl on db: it restores hosts, queues and robots.txt
 // state from the file and admits the seeds (seeds seen before are left as
@@ -111,6 +113,20 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 		}); err != nil {
 			return err
 		}
+		if err := tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+			h := c.host(r.Host)
+			if r.State != smSkipped {
+				h.nSitemap++
+			}
+			if r.State == smPending {
+				// Not read before the stop: read again; the seen set keeps
+				// its URLs from being queued twice.
+				h.sitemaps = append(h.sitemaps, r.URL)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 		if err := tx.QueuedHosts(func(h string, n int) error {
 			c.host(h).queued = n
 			return nil
@@ -125,7 +141,7 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 			}
 			c.sched.Restore(name, last, time.Duration(hs.rec.Interval*float64(time.Second)))
 			c.sched.Hold(name, hs.rec.HoldUntil, now)
-			c.sched.SetWork(name, hs.queued > 0, now)
+			c.sched.SetWork(name, hs.hasWork(), now)
 		}
 		return tx.SetFlag(flagRunning, true)
 	})

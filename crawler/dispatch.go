@@ -30,9 +30,11 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	return -1, nil
 }
 
-// prepare decides what to do with a claimed host slot: fetch robots.txt,
-// fetch the head URL, or (handing the slot back) record a head URL that
-// robots.txt disallows, or wait for a robots.txt retry.
+// prepare decides what to do with a claimed host slot. In order: a
+// robots.txt redirect hop; robots.txt itself when the next URL's origin
+// has no usable outcome; the next sitemap file; the head of the queue. A
+// next URL that cannot be fetched (robots.txt disallows it, or gave up) is
+// settled without a request and the slot handed back.
 func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	h := c.host(host)
 	if len(h.hops) > 0 {
@@ -40,26 +42,18 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		h.hops = h.hops[1:]
 		return t, true, nil
 	}
-	var url string
-	var seq uint64
-	var ok bool
-	if h.queued > 0 {
-		c.db.View(func(tx *storage.Tx) error {
-			url, seq, ok = tx.Head(host)
-			return nil
-		})
-	}
+	t, ok := c.next(h, host)
 	if !ok {
 		h.queued = 0
 		c.sched.Cancel(host, now)
-		c.sched.SetWork(host, false, now)
+		c.sched.SetWork(host, h.hasWork(), now)
 		return task{}, false, nil
 	}
-	origin := originOf(url)
+	origin := originOf(t.url)
 	o := c.origins[origin]
 	switch {
 	case o != nil && o.gaveUp:
-		return task{}, false, c.settleHead(host, url, seq, storage.Failed, o.reason, now)
+		return task{}, false, c.settle(h, t, storage.Failed, o.reason, now)
 	case o != nil && o.outcome != 0 && o.rules != nil && !o.usable(now) && o.retryAt.After(now):
 		// Unreachable robots.txt: the whole host waits for the retry.
 		c.sched.Cancel(host, now)
@@ -79,39 +73,58 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		o.fetching = true
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
-	if reason, allowed := c.disallowed(o, url); !allowed {
-		return task{}, false, c.settleHead(host, url, seq, storage.Disallowed, reason, now)
+	if reason, allowed := c.disallowed(o, t.url); !allowed {
+		return task{}, false, c.settle(h, t, storage.Disallowed, reason, now)
 	}
-	t := task{kind: taskPage, host: host, url: url, seq: seq}
 	return t, true, nil
 }
 
-// settleHead records the head URL without fetching it and returns the
-// unused slot.
-func (c *Crawler) settleHead(host, url string, seq uint64, state storage.State, reason string, now time.Time) error {
+// next is the host's next sitemap file, else the head of its queue.
+func (c *Crawler) next(h *hostState, host string) (task, bool) {
+	if len(h.sitemaps) > 0 {
+		return task{kind: taskSitemap, host: host, url: h.sitemaps[0]}, true
+	}
+	if h.queued <= 0 {
+		return task{}, false
+	}
+	var t task
+	var ok bool
+	c.db.View(func(tx *storage.Tx) error {
+		t.url, t.seq, ok = tx.Head(host)
+		return nil
+	})
+	t.kind, t.host = taskPage, host
+	return t, ok
+}
+
+// settle records the next URL without fetching it and returns the unused
+// slot.
+func (c *Crawler) settle(h *hostState, t task, state storage.State, reason string, now time.Time) error {
 	err := c.update(func(tx *storage.Tx) error {
-		c.event(Event{URL: url, State: string(state), Reason: reason})
-		rec, err := tx.GetURL(url)
+		if t.kind == taskSitemap {
+			return c.settleSitemap(tx, h, t.url, string(state), reason)
+		}
+		c.event(Event{URL: t.url, State: string(state), Reason: reason})
+		rec, err := tx.GetURL(t.url)
 		if err != nil {
 			return err
 		}
 		if rec == nil {
-			rec = &storage.URLRecord{URL: url, Links: []string{}}
+			rec = &storage.URLRecord{URL: t.url, Links: []string{}}
 		}
 		prev := rec.State
 		rec.State, rec.Error = state, reason
 		if err := tx.PutURL(rec, prev); err != nil {
 			return err
 		}
-		return tx.Dequeue(host, seq)
+		h.queued--
+		return tx.Dequeue(t.host, t.seq)
 	})
 	if err != nil {
 		return err
 	}
-	h := c.host(host)
-	h.queued--
-	c.sched.Cancel(host, now)
-	c.sched.SetWork(host, h.hasWork(), now)
-	c.log.Info("not fetched", "url", url, "state", string(state), "reason", reason)
+	c.sched.Cancel(t.host, now)
+	c.sched.SetWork(t.host, h.hasWork(), now)
+	c.log.Info("not fetched", "url", t.url, "state", string(state), "reason", reason)
 	return nil
 }

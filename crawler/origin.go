@@ -131,6 +131,9 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 		o.expires = r.started.Add(ttl)
 		if rr.Outcome == robotscache.Parsed {
 			rec.Body, o.goodBody, o.goodAt = rr.Body, rr.Body, r.started
+			if err := c.declareSitemaps(tx, origin, o.rules); err != nil {
+				return err
+			}
 		}
 		c.applyDelays(host, o.rules, now)
 		log.Info("robots.txt", "outcome", rr.Outcome.String(), "status", rr.Status, "interval", c.sched.Interval(host))

@@ -21,6 +21,10 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	host := r.task.host
 	h := c.host(host)
 	c.inflight--
+	if !r.sent.IsZero() {
+		c.sched.Started(host, r.sent)
+		r.started = r.sent
+	}
 	defer func() {
 		c.sched.Done(host, now)
 		c.sched.SetWork(host, h.hasWork(), now)
@@ -36,9 +40,12 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	}
 	h.rec.LastRequest = r.started
 	var err error
-	if r.task.kind == taskRobots {
+	switch r.task.kind {
+	case taskRobots:
 		err = c.robotsStep(tx, r, now)
-	} else {
+	case taskSitemap:
+		err = c.recordSitemap(tx, r, h, now)
+	default:
 		err = c.recordPage(tx, r, h, now)
 	}
 	if err != nil {
@@ -125,13 +132,7 @@ func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t
 // fails after MaxRetries attempts.
 func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t task, why string, retryAfter time.Duration, now time.Time) error {
 	rec.Attempts++
-	h.rec.Failures++
-	h.rec.LastError = why
-	backoff := jitter(min(c.cfg.BackoffBase<<min(h.rec.Failures-1, 20), c.cfg.BackoffMax))
-	until := now.Add(max(backoff, min(retryAfter, c.cfg.MaxHold)))
-	h.rec.HoldUntil = until
-	c.sched.Hold(t.host, until, now)
-	c.log.Info("host backs off", "host", t.host, "until", until.Format(time.RFC3339), "why", why, "attempt", rec.Attempts)
+	until := c.backOff(h, t.host, why, retryAfter, now)
 	if rec.Attempts >= c.cfg.MaxRetries {
 		return c.finish(tx, rec, h, t, storage.Failed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
 	}
@@ -144,6 +145,20 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t 
 		return err
 	}
 	return tx.Enqueue(t.host, rec.URL)
+}
+
+// backOff holds a host after a 5xx, 429, timeout or network error:
+// exponential in its consecutive failures, with jitter, and at least
+// Retry-After (capped at MaxHold).
+func (c *Crawler) backOff(h *hostState, host, why string, retryAfter time.Duration, now time.Time) time.Time {
+	h.rec.Failures++
+	h.rec.LastError = why
+	backoff := jitter(min(c.cfg.BackoffBase<<min(h.rec.Failures-1, 20), c.cfg.BackoffMax))
+	until := now.Add(max(backoff, min(retryAfter, c.cfg.MaxHold)))
+	h.rec.HoldUntil = until
+	c.sched.Hold(host, until, now)
+	c.log.Info("host backs off", "host", host, "until", until.Format(time.RFC3339), "why", why)
+	return until
 }
 
 // isPermanent: errors a retry cannot fix (the host name does not exist).

@@ -3,12 +3,15 @@ package crawler
 import (
 	"context"
 	"errors"
+	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/extract"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/crawler/sitemap"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -17,6 +20,7 @@ type taskKind int
 const (
 	taskPage taskKind = iota
 	taskRobots
+	taskSitemap
 )
 
 // task is one request a worker makes for the coordinator.
@@ -41,7 +45,10 @@ type result struct {
 	err      error
 	robots   *robotscache.Result
 	gzBody   []byte // the body compressed for storage, when it is to be kept
-	next     string // robots: a redirect still to follow
+	entries  []sitemap.Entry
+	smResult sitemap.Result
+	next     string    // robots: a redirect still to follow
+	sent     time.Time // when the request headers were written; zero if never
 }
 
 // worker runs tasks until tasks is closed. It never sleeps for politeness:
@@ -52,8 +59,19 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 	}
 }
 
-func (c *Crawler) run(ctx context.Context, t task) result {
-	r := result{task: t, started: c.cfg.Now()}
+func (c *Crawler) run(ctx context.Context, t task) (r result) {
+	r = result{task: t, started: c.cfg.Now()}
+	// Note when the request really leaves (after connecting): politeness
+	// counts from there.
+	var sent atomic.Int64
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() { sent.CompareAndSwap(0, time.Now().UnixNano()) },
+	})
+	defer func() {
+		if ns := sent.Load(); ns != 0 {
+			r.sent = time.Unix(0, ns)
+		}
+	}()
 	if t.kind == taskRobots {
 		rr := robotscache.Result{URL: t.origin + "/robots.txt", FinalURL: t.url}
 		if t.robots != nil {
@@ -61,6 +79,10 @@ func (c *Crawler) run(ctx context.Context, t task) result {
 		}
 		r.next = robotscache.Step(ctx, c.fetcher, t.url, c.cfg.Fetch.UserAgent, &rr)
 		r.robots = &rr
+		return r
+	}
+	if t.kind == taskSitemap {
+		c.readSitemap(ctx, t, &r)
 		return r
 	}
 	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: t.url, ETag: t.etag, LastModified: t.lastMod})
@@ -88,4 +110,27 @@ func (c *Crawler) run(ctx context.Context, t task) result {
 // stopping; such URLs stay queued untouched.
 func cancelled(ctx context.Context, err error) bool {
 	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+// readSitemap streams a sitemap file into the parser; only the listed
+// URLs are kept in memory, never the file.
+func (c *Crawler) readSitemap(ctx context.Context, t task, r *result) {
+	resp, done, err := c.fetcher.Open(ctx, t.url)
+	if err != nil {
+		r.err = err
+		return
+	}
+	defer done()
+	defer resp.Body.Close()
+	r.page = &fetch.Response{URL: t.url, Status: resp.StatusCode, Header: resp.Header, Started: r.started,
+		ContentType: resp.Header.Get("Content-Type")}
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		r.smResult, r.parseErr = sitemap.Parse(resp.Body, sitemap.Options{}, func(e sitemap.Entry) {
+			r.entries = append(r.entries, e)
+		})
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		r.page.Location = fetch.ResolveLocation(t.url, resp.Header.Get("Location"))
+	}
+	r.page.Duration = time.Since(r.started)
 }

@@ -239,3 +239,22 @@ func benchQueued(b *testing.B, total int) {
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-live-heap-MB")
 }
+
+func TestSchedulerSpacingCountsFromActualStart(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetInterval("a", 50*time.Millisecond, t0)
+	s.SetWork("a", true, t0)
+	s.Next(t0)
+	// Connecting took 6ms: the request left at +6ms.
+	s.Started("a", t0.Add(6*time.Millisecond))
+	s.Done("a", t0.Add(10*time.Millisecond))
+	if _, wait, _ := s.Next(t0.Add(10 * time.Millisecond)); wait != 46*time.Millisecond {
+		t.Fatalf("wait %v, want 46ms (50ms from the actual start)", wait)
+	}
+	// An earlier time never shortens the spacing.
+	s.Started("a", t0)
+	if _, wait, _ := s.Next(t0.Add(10 * time.Millisecond)); wait != 46*time.Millisecond {
+		t.Fatalf("wait %v after an earlier Started", wait)
+	}
+}

@@ -141,6 +141,20 @@ func (s *Scheduler) Cancel(host string, now time.Time) {
 	s.update(h, now)
 }
 
+// Started tells the schedule when the claimed request actually went out
+// (its headers were written), which is later than the claim by the time
+// it took to connect. Spacing then counts from that moment, so the gap the
+// server sees is never shorter than the interval.
+func (s *Scheduler) Started(host string, t time.Time) {
+	h := s.slot(host)
+	if !t.After(h.last) {
+		return
+	}
+	h.last = t
+	h.lim = rate.NewLimiter(limitFor(h.interval), 1)
+	h.lim.AllowN(t, 1)
+}
+
 // Done ends the host's request; its next slot is computed from the
 // limiter.
 func (s *Scheduler) Done(host string, now time.Time) {

@@ -16,16 +16,17 @@ var (
 )
 
 var (
-	bucketURLs   = []byte("urls")
-	bucketQueue  = []byte("queue")
-	bucketHostQ  = []byte("hostq")
-	bucketHostA  = []byte("hosta")
-	bucketHosts  = []byte("hosts")
-	bucketRobots = []byte("robots")
-	bucketBodies = []byte("bodies")
-	bucketMeta   = []byte("meta")
-	allBuckets   = [][]byte{bucketURLs, bucketQueue, bucketHostQ, bucketHostA, bucketHosts, bucketRobots, bucketBodies, bucketMeta}
-	keySeq       = []byte("seq")
+	bucketURLs     = []byte("urls")
+	bucketQueue    = []byte("queue")
+	bucketHostQ    = []byte("hostq")
+	bucketHostA    = []byte("hosta")
+	bucketHosts    = []byte("hosts")
+	bucketRobots   = []byte("robots")
+	bucketBodies   = []byte("bodies")
+	bucketMeta     = []byte("meta")
+	bucketSitemaps = []byte("sitemaps")
+	allBuckets     = [][]byte{bucketURLs, bucketQueue, bucketHostQ, bucketHostA, bucketHosts, bucketRobots, bucketBodies, bucketMeta, bucketSitemaps}
+	keySeq         = []byte("seq")
 )
 
 // Options tune Open. The zero value waits 1s for the lock.

@@ -23,6 +23,7 @@
 //	hosts   authority -> HostRecord (JSON)
 //	robots  origin -> RobotsRecord (JSON)
 //	bodies  normal URL -> gzip-compressed body
+//	sitemaps sitemap URL -> SitemapRecord (JSON); also the visited set
 //	meta    "seq" and "count/<state>" counters (8, big-endian)
 //
 // # Caveats

@@ -65,3 +65,22 @@ type RobotsRecord struct {
 	GoodBody []byte    `json:"good_body,omitempty"`
 	GoodAt   time.Time `json:"good_at,omitzero"`
 }
+
+// SitemapRecord is one sitemap file: discovered, read, or refused. The set
+// of records is also the visited set that breaks index cycles.
+type SitemapRecord struct {
+	URL        string         `json:"url"`
+	Host       string         `json:"host"`        // authority the file is on
+	DeclaredBy string         `json:"declared_by"` // authority whose robots.txt named it (or the index chain's start)
+	Parent     string         `json:"parent,omitempty"`
+	Depth      int            `json:"depth"` // 0: named in robots.txt; n: under n indexes
+	State      string         `json:"state"` // pending, read, failed, disallowed, skipped
+	Format     string         `json:"format,omitempty"`
+	Listed     int            `json:"listed"`   // entries in the file
+	Accepted   int            `json:"accepted"` // entries that passed the sitemap's and the crawl's scope
+	Dropped    map[string]int `json:"dropped,omitempty"`
+	Truncated  string         `json:"truncated,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Attempts   int            `json:"attempts,omitempty"`
+	FetchedAt  time.Time      `json:"fetched_at,omitzero"`
+}

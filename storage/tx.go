@@ -224,6 +224,39 @@ func (t *Tx) ForEachRobots(fn func(origin string, r *RobotsRecord) error) error 
 	})
 }
 
+// GetSitemap returns a sitemap's record, nil if it was never seen.
+func (t *Tx) GetSitemap(url string) (*SitemapRecord, error) {
+	v := t.b(bucketSitemaps).Get([]byte(url))
+	if v == nil {
+		return nil, nil
+	}
+	var r SitemapRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("decode sitemap %q: %w", url, err)
+	}
+	return &r, nil
+}
+
+// PutSitemap writes a sitemap's record.
+func (t *Tx) PutSitemap(r *SitemapRecord) error {
+	return t.putJSON(bucketSitemaps, r.URL, r)
+}
+
+// ForEachSitemap calls fn for every sitemap record.
+func (t *Tx) ForEachSitemap(fn func(r *SitemapRecord) error) error {
+	b := t.tx.Bucket(bucketSitemaps)
+	if b == nil {
+		return nil // a file written before sitemaps existed
+	}
+	return b.ForEach(func(k, v []byte) error {
+		var r SitemapRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode sitemap %q: %w", k, err)
+		}
+		return fn(&r)
+	})
+}
+
 // PutBody stores a page body, gzip-compressed.
 func (t *Tx) PutBody(url string, body []byte) error {
 	z, err := CompressBody(body)

@@ -186,6 +186,28 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	return out, nil
 }
 
+// Open sends one GET and returns the response with its body unread, for
+// callers that stream it (sitemaps). The total timeout covers the reading
+// too: call done, after closing the body, to release it.
+func (f *Fetcher) Open(ctx context.Context, url string) (resp *http.Response, done context.CancelFunc, err error) {
+	ctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		cancel()
+		return nil, nil, &Error{Op: "request", URL: url, Err: err}
+	}
+	resp, err = f.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, &Error{Op: "request", URL: url, Err: err, Timeout: isTimeout(err)}
+	}
+	return resp, cancel, nil
+}
+
+// ResolveLocation resolves a redirect's Location against the URL that
+// answered, "" when it does not parse.
+func ResolveLocation(base, loc string) string { return resolveLocation(base, loc) }
+
 func resolveLocation(base, loc string) string {
 	if loc == "" {
 		return ""

@@ -1,0 +1,216 @@
+package crawler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/sitemap"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/robots"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// Sitemap record states.
+const (
+	smPending    = "pending"
+	smRead       = "read"
+	smFailed     = "failed"
+	smDisallowed = "disallowed"
+	smSkipped    = "skipped"
+)
+
+// maxIndexDepth is how many sitemap indexes deep discovery goes.
+const maxIndexDepth = 3
+
+// Reasons a listed URL or sitemap is dropped, as counted in records.
+const (
+	dropInvalid     = "invalid URL"
+	dropOutside     = "outside the sitemap's directory and the declaring host"
+	dropOutOfScope  = "out of the crawl's scope"
+	dropDepth       = "index nested deeper than 3"
+	dropSeen        = "sitemap already read or queued (cycle or duplicate)"
+	dropCap         = "per-host sitemap cap reached"
+	dropParserLimit = "past the 50,000-entry or 50 MiB limit"
+)
+
+// declareSitemaps queues the Sitemap: files of an origin's robots.txt.
+func (c *Crawler) declareSitemaps(tx *storage.Tx, origin string, r *robots.Robots) error {
+	if !c.cfg.Sitemaps {
+		return nil
+	}
+	base, _ := urlnorm.Parse(origin + "/robots.txt")
+	for _, s := range r.Sitemaps() {
+		u, err := urlnorm.Resolve(base, s)
+		if err != nil {
+			c.log.Warn("robots.txt names an unusable sitemap", "origin", origin, "sitemap", s, "error", err)
+			continue
+		}
+		if _, err := c.addSitemap(tx, u.String(), urlnorm.Authority(origin), "", 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addSitemap records a sitemap file to read, unless it is known already
+// (the visited set against cycles) or its host's cap is reached. It
+// returns the reason it was not added, "" when it was.
+func (c *Crawler) addSitemap(tx *storage.Tx, url, declaredBy, parent string, depth int) (string, error) {
+	if old, err := tx.GetSitemap(url); err != nil || old != nil {
+		return dropSeen, err
+	}
+	host := urlnorm.Authority(url)
+	h := c.host(host)
+	rec := &storage.SitemapRecord{URL: url, Host: host, DeclaredBy: declaredBy, Parent: parent, Depth: depth, State: smPending}
+	reason := ""
+	if h.nSitemap >= c.cfg.MaxSitemapsPerHost {
+		rec.State, rec.Error, reason = smSkipped, fmt.Sprintf("%s (%d)", dropCap, c.cfg.MaxSitemapsPerHost), dropCap
+	} else {
+		h.nSitemap++
+		h.sitemaps = append(h.sitemaps, url)
+		c.sched.SetWork(host, true, c.cfg.Now())
+	}
+	return reason, tx.PutSitemap(rec)
+}
+
+// settleSitemap closes a sitemap without reading it.
+func (c *Crawler) settleSitemap(tx *storage.Tx, h *hostState, url, state, reason string) error {
+	c.popSitemap(h, url)
+	rec, err := tx.GetSitemap(url)
+	if err != nil || rec == nil {
+		return err
+	}
+	rec.State, rec.Error = state, reason
+	c.event(Event{URL: url, State: "sitemap " + state, Reason: reason})
+	return tx.PutSitemap(rec)
+}
+
+func (c *Crawler) popSitemap(h *hostState, url string) {
+	if len(h.sitemaps) > 0 && h.sitemaps[0] == url {
+		h.sitemaps = h.sitemaps[1:]
+	}
+}
+
+// recordSitemap applies a sitemap read: an index adds sitemaps, any other
+// format admits the URLs that pass the sitemap's scope rule and the
+// crawl's scope. Everything happens in the batch's transaction, so a crash
+// before it commits leaves the sitemap pending, to be read again.
+func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time.Time) error {
+	t := r.task
+	rec, err := tx.GetSitemap(t.url)
+	if err != nil || rec == nil {
+		c.popSitemap(h, t.url)
+		return err
+	}
+	log := c.log.With("host", t.host, "sitemap", t.url)
+	if r.err != nil || r.page.Status == 429 || r.page.Status >= 500 {
+		why := fmt.Sprint(r.err)
+		if r.err == nil {
+			why = fmt.Sprintf("HTTP %d", r.page.Status)
+		}
+		rec.Attempts++
+		c.backOff(h, t.host, why, 0, now)
+		if rec.Attempts < c.cfg.MaxRetries {
+			rec.Error = why
+			return tx.PutSitemap(rec) // stays pending, at the head
+		}
+		return c.settleSitemap(tx, h, t.url, smFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
+	}
+	h.rec.Failures, h.rec.LastError = 0, ""
+	c.popSitemap(h, t.url)
+	rec.FetchedAt, rec.Attempts = r.started.UTC(), rec.Attempts+1
+	switch p := r.page; {
+	case p.Status >= 300 && p.Status < 400 && p.Location != "":
+		// A moved sitemap is another sitemap, with the same standing.
+		rec.State, rec.Error = smRead, "redirect to "+p.Location
+		if n, err := urlnorm.Normalise(p.Location); err == nil {
+			if _, err := c.addSitemap(tx, n, rec.DeclaredBy, rec.Parent, rec.Depth); err != nil {
+				return err
+			}
+		}
+		return tx.PutSitemap(rec)
+	case p.Status < 200 || p.Status >= 300:
+		return c.settleSitemap(tx, h, t.url, smFailed, fmt.Sprintf("HTTP %d", p.Status))
+	}
+	res := r.smResult
+	rec.State, rec.Format, rec.Listed, rec.Truncated = smRead, res.Format.String(), res.Entries+res.Invalid, res.Truncated
+	rec.Dropped = map[string]int{}
+	if res.Invalid > 0 {
+		rec.Dropped[dropInvalid] += res.Invalid
+	}
+	if r.parseErr != nil {
+		rec.Error = r.parseErr.Error()
+	}
+	if res.Truncated != "" {
+		log.Warn("sitemap truncated", "reason", res.Truncated)
+	}
+	if res.Format == sitemap.Index {
+		err = c.readIndex(tx, rec, r.entries)
+	} else {
+		err = c.readURLs(tx, rec, r.entries)
+	}
+	if err != nil {
+		return err
+	}
+	log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "dropped", rec.Dropped)
+	c.event(Event{URL: t.url, State: "sitemap", Status: p200(r), Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
+	return tx.PutSitemap(rec)
+}
+
+func p200(r result) int { return r.page.Status }
+
+func (c *Crawler) readIndex(tx *storage.Tx, rec *storage.SitemapRecord, entries []sitemap.Entry) error {
+	for _, e := range entries {
+		n, err := urlnorm.Normalise(e.URL)
+		switch {
+		case err != nil:
+			rec.Dropped[dropInvalid]++
+			continue
+		case rec.Depth+1 > maxIndexDepth:
+			rec.Dropped[dropDepth]++
+			continue
+		}
+		reason, err := c.addSitemap(tx, n, rec.DeclaredBy, rec.URL, rec.Depth+1)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			rec.Dropped[reason]++
+			continue
+		}
+		rec.Accepted++
+	}
+	return nil
+}
+
+// readURLs admits the listed pages a sitemap may speak for: under its own
+// directory, or on the host whose robots.txt declared it (SPEC 4.4).
+func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries []sitemap.Entry) error {
+	dir := rec.URL
+	if i := strings.IndexByte(dir, '?'); i >= 0 {
+		dir = dir[:i]
+	}
+	dir = dir[:strings.LastIndexByte(dir, '/')+1]
+	for _, e := range entries {
+		n, err := urlnorm.Normalise(e.URL)
+		switch {
+		case err != nil:
+			rec.Dropped[dropInvalid]++
+			continue
+		case !strings.HasPrefix(n, dir) && urlnorm.Authority(n) != rec.DeclaredBy:
+			rec.Dropped[dropOutside]++
+			continue
+		case !c.admit.InScope(n):
+			rec.Dropped[dropOutOfScope]++
+			continue
+		}
+		rec.Accepted++
+		cand := frontier.Candidate{URL: n, Via: "sitemap", Parent: rec.URL, Lastmod: e.Lastmod}
+		if err := c.discover(tx, cand); err != nil {
+			return err
+		}
+	}
+	return nil
+}
