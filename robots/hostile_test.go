@@ -11,6 +11,7 @@ import (
 // take minutes), not speed regressions (benchmarks track those).
 func within(t *testing.T, limit time.Duration, name string, fn func()) {
 	t.Helper()
+	limit *= raceSlowdown
 	start := time.Now()
 	fn()
 	if d := time.Since(start); d > limit {

@@ -47,8 +47,9 @@ type Config struct {
 		RobotsRetries    int           `mapstructure:"robots_retries"`
 		RobotsRetryDelay time.Duration `mapstructure:"robots_retry_delay"`
 	} `mapstructure:"politeness"`
-	Sitemaps bool `mapstructure:"sitemaps"`
-	Network  struct {
+	Sitemaps              bool `mapstructure:"sitemaps"`
+	SitemapFetchesPerHost int  `mapstructure:"sitemap_fetches_per_host"`
+	Network               struct {
 		AllowPrivate   bool          `mapstructure:"allow_private"`
 		ConnectTimeout time.Duration `mapstructure:"connect_timeout"`
 		HeaderTimeout  time.Duration `mapstructure:"header_timeout"`
@@ -91,6 +92,7 @@ var defaults = map[string]any{
 	"politeness.robots_retries":     3,
 	"politeness.robots_retry_delay": "15s",
 	"sitemaps":                      false,
+	"sitemap_fetches_per_host":      100,
 	"network.allow_private":         false,
 	"network.connect_timeout":       "10s",
 	"network.header_timeout":        "20s",
@@ -183,6 +185,9 @@ func (c *Config) Validate() error {
 			bad(key, "%d must be 0 (no limit) or more", n)
 		}
 	}
+	if c.SitemapFetchesPerHost < 1 {
+		bad("sitemap_fetches_per_host", "%d must be at least 1", c.SitemapFetchesPerHost)
+	}
 	if c.Politeness.MaxRetries < 1 {
 		bad("politeness.max_retries", "%d must be at least 1", c.Politeness.MaxRetries)
 	}
@@ -228,9 +233,10 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		Limits: frontier.Limits{MaxDepth: c.Scope.MaxDepth, MaxPages: c.Scope.MaxPages,
 			MaxPagesPerHost: c.Traps.MaxPagesPerHost, MaxURLLength: c.Traps.MaxURLLength,
 			MaxRepeatedSegments: c.Traps.MaxRepeatedSegments},
-		DefaultDelay: c.Politeness.DefaultDelay,
-		MaxDelay:     c.Politeness.MaxDelay,
-		Sitemaps:     c.Sitemaps,
+		DefaultDelay:       c.Politeness.DefaultDelay,
+		MaxDelay:           c.Politeness.MaxDelay,
+		Sitemaps:           c.Sitemaps,
+		MaxSitemapsPerHost: c.SitemapFetchesPerHost,
 		Fetch: fetch.Options{UserAgent: c.Agent.UserAgent, From: c.Agent.From,
 			ConnectTimeout: c.Network.ConnectTimeout, HeaderTimeout: c.Network.HeaderTimeout,
 			Timeout: c.Network.Timeout, MaxBody: c.Network.MaxBody, AllowPrivate: c.Network.AllowPrivate},

@@ -30,13 +30,24 @@ type Status struct {
 
 // HostStatus is one host's line of the status.
 type HostStatus struct {
-	Host        string    `json:"host"`
-	Queued      int       `json:"queued"`
-	Robots      string    `json:"robots"` // outcome per origin, "unknown" before the first fetch
-	IntervalS   float64   `json:"interval_s"`
-	LastRequest time.Time `json:"last_request,omitzero"`
-	HoldUntil   time.Time `json:"hold_until,omitzero"`
-	LastError   string    `json:"last_error,omitempty"`
+	Host        string        `json:"host"`
+	Queued      int           `json:"queued"`
+	Robots      string        `json:"robots"` // outcome per origin, "unknown" before the first fetch
+	IntervalS   float64       `json:"interval_s"`
+	LastRequest time.Time     `json:"last_request,omitzero"`
+	HoldUntil   time.Time     `json:"hold_until,omitzero"`
+	LastError   string        `json:"last_error,omitempty"`
+	Sitemaps    *SitemapStats `json:"sitemaps,omitempty"`
+}
+
+// SitemapStats counts one host's sitemap files and what they listed.
+type SitemapStats struct {
+	Read     int            `json:"read"`
+	Pending  int            `json:"pending"`
+	Refused  int            `json:"refused"` // failed, disallowed or over the cap
+	Listed   int            `json:"listed"`
+	Accepted int            `json:"accepted"`
+	Dropped  map[string]int `json:"dropped"`
 }
 
 func newStatusCmd(stdout io.Writer) *cobra.Command {
@@ -121,6 +132,27 @@ func readStatus(path string) (*Status, error) {
 			}
 			return nil
 		})
+		tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+			s := get(r.Host)
+			if s.Sitemaps == nil {
+				s.Sitemaps = &SitemapStats{Dropped: map[string]int{}}
+			}
+			sm := s.Sitemaps
+			switch r.State {
+			case "read":
+				sm.Read++
+			case "pending":
+				sm.Pending++
+			default:
+				sm.Refused++
+			}
+			sm.Listed += r.Listed
+			sm.Accepted += r.Accepted
+			for k, n := range r.Dropped {
+				sm.Dropped[k] += n
+			}
+			return nil
+		})
 		for _, h := range hosts {
 			st.PerHost = append(st.PerHost, *h)
 		}
@@ -159,4 +191,25 @@ func printStatus(w io.Writer, st *Status) {
 			time.Duration(h.IntervalS*float64(time.Second)).Round(time.Millisecond), last, h.LastError)
 	}
 	tw.Flush()
+	first := true
+	for _, h := range st.PerHost {
+		sm := h.Sitemaps
+		if sm == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintf(w, "\nsitemaps\n")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s: %d read, %d pending, %d refused; %d URLs listed, %d accepted", h.Host, sm.Read, sm.Pending, sm.Refused, sm.Listed, sm.Accepted)
+		keys := make([]string, 0, len(sm.Dropped))
+		for k := range sm.Dropped {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "; %d dropped: %s", sm.Dropped[k], k)
+		}
+		fmt.Fprintln(w)
+	}
 }

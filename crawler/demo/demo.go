@@ -45,7 +45,7 @@ func Site() *crawltest.Web {
 		"/admin/login":     page("Admin", `must never be fetched`),
 		"/secret-plan":     page("Plan", `only linked from a nofollow page`),
 		"/spam-link":       page("Spam", `only linked with rel=ugc`),
-		"/sitemap.xml":     {Body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/</loc></url></urlset>`, Header: map[string]string{"Content-Type": "application/xml"}},
+		"/sitemap.xml":     {Body: `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{host:demo}}/</loc></url><url><loc>{{host:demo}}/press/2026-launch</loc><lastmod>2026-11-01</lastmod></url></urlset>`, Header: map[string]string{"Content-Type": "application/xml"}},
 	})
 	return w
 }

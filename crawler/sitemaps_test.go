@@ -1,0 +1,190 @@
+package crawler
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+func crawlShop(t *testing.T, web *crawltest.Web, db *storage.DB, sitemaps bool, tweak func(*Config)) {
+	t.Helper()
+	shop := web.Host("shop")
+	cfg := testConfig(shop.URL("/"))
+	cfg.Sitemaps = sitemaps
+	cfg.Scope = []string{shop.Authority()}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v %v", err, ctx.Err())
+	}
+}
+
+func sitemapRecords(t *testing.T, db *storage.DB) map[string]*storage.SitemapRecord {
+	out := map[string]*storage.SitemapRecord{}
+	db.View(func(tx *storage.Tx) error {
+		return tx.ForEachSitemap(func(r *storage.SitemapRecord) error { out[r.URL] = r; return nil })
+	})
+	return out
+}
+
+func TestSitemapsFindOrphans(t *testing.T) {
+	web := crawltest.SitemapWeb()
+	defer web.Close()
+	shop := web.Host("shop")
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	crawlShop(t, web, db, true, nil)
+
+	for _, p := range []string{"/orphan/1", "/orphan/2", "/", "/a", "/sitemap_index.xml", "/sitemaps/products.xml.gz",
+		"/sitemaps/loop_index.xml", "/sitemaps/deep1.xml", "/sitemaps/deep2.xml", "/sitemaps/deep3.xml", "/robots.txt"} {
+		if n := shop.Count(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+	for _, p := range []string{"/private/x", "/blocked-sitemap.xml", "/sitemaps/deep4.xml", "/deep-orphan", "/orphan/3"} {
+		if n := shop.Count(p); n != 0 {
+			t.Errorf("%s requested %d times, want never", p, n)
+		}
+	}
+	if n := len(web.Host("elsewhere").Log()); n != 0 {
+		t.Errorf("the other host got %d requests", n)
+	}
+	for _, v := range shop.Violations(50*time.Millisecond, 5*time.Millisecond, nil) {
+		t.Error(v)
+	}
+	recs := records(t, db)
+	for _, p := range []string{"/orphan/1", "/orphan/2"} {
+		r := recs[shop.URL(p)]
+		if r == nil || r.State != storage.Fetched || r.DiscoveredVia != "sitemap" || r.Lastmod.IsZero() || r.Parent != shop.URL("/sitemaps/products.xml.gz") {
+			t.Errorf("%s: %+v", p, r)
+		}
+	}
+	if r := recs[shop.URL("/")]; r.DiscoveredVia != "seed" {
+		t.Errorf("/ was queued again from the sitemap: %+v", r)
+	}
+	if r := recs[shop.URL("/private/x")]; r == nil || r.State != storage.Disallowed {
+		t.Errorf("/private/x: %+v", r)
+	}
+	sms := sitemapRecords(t, db)
+	prod := sms[shop.URL("/sitemaps/products.xml.gz")]
+	if prod == nil || prod.State != smRead || prod.Format != "urlset" || prod.Listed != 5 || prod.Accepted != 4 || prod.Dropped[dropOutside] != 1 {
+		t.Errorf("products sitemap: %+v", prod)
+	}
+	if r := sms[shop.URL("/blocked-sitemap.xml")]; r == nil || r.State != smDisallowed {
+		t.Errorf("blocked sitemap: %+v", r)
+	}
+	if r := sms[shop.URL("/sitemaps/deep3.xml")]; r == nil || r.Dropped[dropDepth] != 1 {
+		t.Errorf("deep3: %+v", r)
+	}
+	if r := sms[shop.URL("/sitemaps/loop_index.xml")]; r == nil || r.Dropped[dropSeen] != 1 {
+		t.Errorf("cycle: %+v", r)
+	}
+	if _, ok := sms[shop.URL("/sitemaps/deep4.xml")]; ok {
+		t.Error("deep4 recorded")
+	}
+}
+
+func TestSitemapsOff(t *testing.T) {
+	web := crawltest.SitemapWeb()
+	defer web.Close()
+	shop := web.Host("shop")
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	crawlShop(t, web, db, false, nil)
+	for _, p := range shop.Paths() {
+		if strings.Contains(p, "sitemap") || strings.HasPrefix(p, "/orphan") {
+			t.Errorf("%s requested with sitemaps off", p)
+		}
+	}
+	if shop.Count("/a") != 1 {
+		t.Error("the linked page was not crawled")
+	}
+}
+
+func TestSitemapCapPerHost(t *testing.T) {
+	web := crawltest.SitemapWeb()
+	defer web.Close()
+	shop := web.Host("shop")
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	crawlShop(t, web, db, true, func(c *Config) { c.MaxSitemapsPerHost = 3 })
+	fetched := 0
+	for _, p := range shop.Paths() {
+		if strings.Contains(p, "sitemap") && p != "/blocked-sitemap.xml" {
+			fetched++
+		}
+	}
+	// robots.txt names 2 (one disallowed), the index adds 1 more before the cap.
+	if fetched != 2 {
+		t.Errorf("%d sitemap files fetched with a cap of 3 (one disallowed), want 2: %q", fetched, shop.Paths())
+	}
+	skipped := 0
+	for _, r := range sitemapRecords(t, db) {
+		if r.State == smSkipped {
+			skipped++
+		}
+	}
+	if skipped != 2 {
+		t.Errorf("%d sitemaps skipped by the cap, want 2", skipped)
+	}
+}
+
+func TestSitemapReadAgainAfterStop(t *testing.T) {
+	web := crawltest.SitemapWeb()
+	defer web.Close()
+	shop := web.Host("shop")
+	slow := *&crawltest.Page{Body: crawltest.Gzip(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>` + shop.URL("/orphan/1") + `</loc></url><url><loc>` + shop.URL("/orphan/2") + `</loc></url></urlset>`),
+		Delay: 1500 * time.Millisecond}
+	shop.SetPage("/sitemaps/products.xml.gz", &slow)
+	path := filepath.Join(t.TempDir(), "s.db")
+
+	// First run: stopped while the slow sitemap is being read.
+	db := openDB(t, path)
+	shopCfg := func(c *Config) { c.ShutdownGrace = 50 * time.Millisecond }
+	cfg := testConfig(shop.URL("/"))
+	cfg.Sitemaps, cfg.Scope = true, []string{shop.Authority()}
+	shopCfg(&cfg)
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for shop.Count("/sitemaps/products.xml.gz") == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := sitemapRecords(t, db)[shop.URL("/sitemaps/products.xml.gz")]; r == nil || r.State != smPending {
+		t.Fatalf("after the stop the sitemap should still be pending: %+v", r)
+	}
+	db.Close()
+
+	// Second run: reads it again and queues nothing twice.
+	db = openDB(t, path)
+	defer db.Close()
+	crawlShop(t, web, db, true, shopCfg)
+	if n := shop.Count("/sitemaps/products.xml.gz"); n != 2 {
+		t.Errorf("sitemap read %d times, want 2", n)
+	}
+	for _, p := range []string{"/orphan/1", "/orphan/2", "/sitemap_index.xml", "/robots.txt"} {
+		if n := shop.Count(p); n != 1 {
+			t.Errorf("%s requested %d times, want 1", p, n)
+		}
+	}
+}
