@@ -33,7 +33,11 @@ type Config struct {
 	RobotsTTL       time.Duration // robots.txt cache lifetime (default 24h)
 	MaxRedirects    int           // redirect hops followed from one URL (default 10)
 	ShutdownGrace   time.Duration // in-flight fetches allowed to finish on stop (default 5s)
-	StoreBodies     bool          // keep page bodies (not for noindex pages)
+	// Recrawl, when positive, keeps Run going after the frontier drains:
+	// every fetched page (and read sitemap) is due again this long after
+	// its fetch, and is checked with a conditional GET.
+	Recrawl     time.Duration
+	StoreBodies bool // keep page bodies (not for noindex pages)
 
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now

@@ -29,7 +29,8 @@ type Crawler struct {
 	origins map[string]*originState
 
 	inflight int
-	events   []Event // outcomes of the transaction being built
+	nextDue  time.Time // earliest scheduled recrawl; zero if none
+	events   []Event   // outcomes of the transaction being built
 	fetchCtx context.Context
 	crashed  bool // the previous run did not stop cleanly
 }
@@ -101,6 +102,9 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 		c.admit = frontier.NewAdmitter(scope, c.cfg.Limits, admitted)
 		c.admit.Refuse = c.refuse
 		c.crashed = tx.Flag(flagRunning)
+		if t, ok := tx.NextDue(); ok {
+			c.nextDue = t
+		}
 		if err := tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
 			c.origins[origin] = restoreOrigin(r)
 			return nil
@@ -222,13 +226,21 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		if err := c.promoteDue(); err != nil {
+			return err
+		}
 		wait, err := c.dispatch(tasks)
 		if err != nil {
 			return err
 		}
-		if c.inflight == 0 && wait < 0 {
+		if c.inflight == 0 && wait < 0 && c.cfg.Recrawl <= 0 {
 			c.log.Info("crawl drained")
 			return nil
+		}
+		if !c.nextDue.IsZero() {
+			if d := max(c.nextDue.Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
+				wait = d
+			}
 		}
 		timer.Stop()
 		if wait >= 0 {

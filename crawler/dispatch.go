@@ -91,6 +91,13 @@ func (c *Crawler) next(h *hostState, host string) (task, bool) {
 	var ok bool
 	c.db.View(func(tx *storage.Tx) error {
 		t.url, t.seq, ok = tx.Head(host)
+		if ok && c.cfg.Recrawl > 0 {
+			// A recheck of a fetched page is a conditional GET with the
+			// validators it sent, verbatim.
+			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched {
+				t.etag, t.lastMod = rec.ETag, rec.LastModified
+			}
+		}
 		return nil
 	})
 	t.kind, t.host = taskPage, host

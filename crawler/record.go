@@ -79,6 +79,12 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		return c.retry(tx, rec, h, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
 	h.rec.Failures, h.rec.LastError = 0, ""
+	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
+		// Unchanged since the last fetch: keep the record as it is.
+		rec.CheckedAt = r.started.UTC()
+		return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
+	}
+	rec.CheckedAt = r.started.UTC()
 	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(len(p.Body))
 	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
 	rec.Attempts++
@@ -98,6 +104,11 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 			if err := tx.PutCompressedBody(rec.URL, r.gzBody); err != nil {
 				return err
 			}
+		} else if rec.NoIndex {
+			// It may have been indexable at an earlier fetch.
+			if err := tx.DeleteBody(rec.URL); err != nil {
+				return err
+			}
 		}
 	}
 	switch {
@@ -114,6 +125,9 @@ func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t
 	prev := rec.State
 	rec.State, rec.Error = state, errText
 	c.event(Event{URL: rec.URL, State: string(state), Status: rec.Status, Reason: errText})
+	if err := c.scheduleCheck(tx, rec); err != nil {
+		return err
+	}
 	if rec.Links == nil {
 		rec.Links = []string{}
 	}

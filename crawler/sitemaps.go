@@ -155,6 +155,9 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time
 		return err
 	}
 	log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "dropped", rec.Dropped)
+	if err := c.scheduleSitemap(tx, t.url); err != nil {
+		return err
+	}
 	c.event(Event{URL: t.url, State: "sitemap", Status: p200(r), Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
 	return tx.PutSitemap(rec)
 }
@@ -207,6 +210,12 @@ func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries [
 			continue
 		}
 		rec.Accepted++
+		if known, err := c.lastmodNewer(tx, n, e.Lastmod); err != nil || known {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		cand := frontier.Candidate{URL: n, Via: "sitemap", Parent: rec.URL, Lastmod: e.Lastmod}
 		if err := c.discover(tx, cand); err != nil {
 			return err

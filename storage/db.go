@@ -25,7 +25,8 @@ var (
 	bucketBodies   = []byte("bodies")
 	bucketMeta     = []byte("meta")
 	bucketSitemaps = []byte("sitemaps")
-	allBuckets     = [][]byte{bucketURLs, bucketQueue, bucketHostQ, bucketHostA, bucketHosts, bucketRobots, bucketBodies, bucketMeta, bucketSitemaps}
+	bucketDue      = []byte("due")
+	allBuckets     = [][]byte{bucketURLs, bucketQueue, bucketHostQ, bucketHostA, bucketHosts, bucketRobots, bucketBodies, bucketMeta, bucketSitemaps, bucketDue}
 	keySeq         = []byte("seq")
 )
 

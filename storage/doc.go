@@ -24,6 +24,7 @@
 //	robots  origin -> RobotsRecord (JSON)
 //	bodies  normal URL -> gzip-compressed body
 //	sitemaps sitemap URL -> SitemapRecord (JSON); also the visited set
+//	due     when(8, big-endian ns) kind(1) URL -> nothing; recrawls by due time
 //	meta    "seq" and "count/<state>" counters (8, big-endian)
 //
 // # Caveats

@@ -39,6 +39,8 @@ type URLRecord struct {
 	ETag         string    `json:"etag,omitempty"`
 	LastModified string    `json:"last_modified,omitempty"`
 	Bytes        int64     `json:"bytes,omitempty"`
+	CheckedAt    time.Time `json:"checked_at,omitzero"` // last recrawl check, 304 included
+	NextCheck    time.Time `json:"next_check,omitzero"` // when the recrawl is due; zero while queued
 }
 
 // HostRecord is the politeness state of one authority (host[:port]) that

@@ -188,3 +188,30 @@ func BenchmarkEnqueue(b *testing.B) {
 		})
 	}
 }
+
+func TestDueOrder(t *testing.T) {
+	d := mustOpen(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d.Update(func(tx *Tx) error {
+		tx.ScheduleDue(Due{At: t0.Add(3 * time.Second), Kind: DuePage, URL: "c"})
+		tx.ScheduleDue(Due{At: t0.Add(1 * time.Second), Kind: DuePage, URL: "a"})
+		tx.ScheduleDue(Due{At: t0.Add(2 * time.Second), Kind: DueSitemap, URL: "b"})
+		return nil
+	})
+	d.Update(func(tx *Tx) error {
+		if next, ok := tx.NextDue(); !ok || !next.Equal(t0.Add(time.Second)) {
+			t.Errorf("NextDue %v %v", next, ok)
+		}
+		got, _ := tx.PopDue(t0.Add(2*time.Second), 10)
+		if len(got) != 2 || got[0].URL != "a" || got[1].URL != "b" || got[1].Kind != DueSitemap || !got[1].At.Equal(t0.Add(2*time.Second)) {
+			t.Errorf("PopDue %+v", got)
+		}
+		return nil
+	})
+	d.View(func(tx *Tx) error {
+		if tx.CountDue() != 1 {
+			t.Errorf("%d left", tx.CountDue())
+		}
+		return nil
+	})
+}

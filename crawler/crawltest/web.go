@@ -21,14 +21,21 @@ type Page struct {
 	FailStatus int
 	FailHeader map[string]string
 	Delay      time.Duration // server think time before answering
+	// ETag and LastModified, when set, are sent, and a request whose
+	// If-None-Match (or, without it, If-Modified-Since) matches gets 304.
+	ETag         string
+	LastModified string
 }
 
 // Request is one request a host received.
 type Request struct {
-	Path  string // path and query
-	Start time.Time
-	End   time.Time
-	UA    string
+	Path            string // path and query
+	Start           time.Time
+	End             time.Time
+	UA              string
+	IfNoneMatch     string
+	IfModifiedSince string
+	Status          int
 }
 
 // Host is one site of a Web.
@@ -111,15 +118,19 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	h.inFlight++
 	h.maxFlight = max(h.maxFlight, h.inFlight)
 	i := len(h.log)
-	h.log = append(h.log, Request{Path: key, Start: time.Now(), UA: r.UserAgent()})
+	h.log = append(h.log, Request{Path: key, Start: time.Now(), UA: r.UserAgent(),
+		IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since")})
 	p := h.pages[key]
 	h.served[key]++
 	n := h.served[key]
 	h.mu.Unlock()
+	rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	w = rw
 	defer func() {
 		h.mu.Lock()
 		h.inFlight--
 		h.log[i].End = time.Now()
+		h.log[i].Status = rw.status
 		h.mu.Unlock()
 	}()
 	if p == nil {
@@ -138,6 +149,17 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	for k, v := range p.Header {
 		w.Header().Set(k, h.expand(v))
+	}
+	if p.ETag != "" {
+		w.Header().Set("ETag", p.ETag)
+	}
+	if p.LastModified != "" {
+		w.Header().Set("Last-Modified", p.LastModified)
+	}
+	inm, ims := r.Header.Get("If-None-Match"), r.Header.Get("If-Modified-Since")
+	if p.ETag != "" && inm == p.ETag || inm == "" && p.LastModified != "" && ims == p.LastModified {
+		w.WriteHeader(http.StatusNotModified)
+		return
 	}
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -236,4 +258,14 @@ func (h *Host) MinGap() time.Duration {
 		}
 	}
 	return m
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }

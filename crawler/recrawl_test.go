@@ -1,0 +1,148 @@
+package crawler
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+func TestRecrawl(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	const lm = "Mon, 02 Nov 2026 10:00:00 GMT"
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/same">s</a><a href="/dated">d</a><a href="/changing">c</a>`, ETag: `"root-1"`},
+		"/same":       {Body: `<title>Same</title>`, ETag: `W/"same-1"`, LastModified: lm},
+		"/dated":      {Body: `<title>Dated</title>`, LastModified: lm},
+		"/changing":   {Body: `<title>Old</title>`, ETag: `"c-1"`},
+		"/new":        {Body: `<title>New</title>`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 400*time.Millisecond
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			select {
+			case err := <-done:
+				t.Fatalf("run ended (%v) while waiting for %s", err, what)
+			case <-time.After(10 * time.Millisecond):
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	// The first round fetches everything; then rechecks come as 304s.
+	waitFor("a 304 for /same", func() bool { return statusSeen(h, "/same", 304) })
+	waitFor("a 304 for /dated", func() bool { return statusSeen(h, "/dated", 304) })
+	for _, r := range h.Log() {
+		switch {
+		case r.Path == "/same" && r.Status == 304 && (r.IfNoneMatch != `W/"same-1"` || r.IfModifiedSince != lm):
+			t.Errorf("/same recheck sent If-None-Match %q If-Modified-Since %q", r.IfNoneMatch, r.IfModifiedSince)
+		case r.Path == "/dated" && r.Status == 304 && (r.IfNoneMatch != "" || r.IfModifiedSince != lm):
+			t.Errorf("/dated recheck sent If-None-Match %q If-Modified-Since %q", r.IfNoneMatch, r.IfModifiedSince)
+		}
+	}
+	// A changed page is re-extracted: new title, new link followed.
+	h.SetPage("/changing", &crawltest.Page{Body: `<title>Changed</title><a href="/new">n</a>`, ETag: `"c-2"`})
+	waitFor("the new link", func() bool { return h.Count("/new") > 0 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, db)
+	if r := recs[h.URL("/changing")]; r.Title != "Changed" || r.ETag != `"c-2"` || len(r.Links) != 1 {
+		t.Errorf("changed page not re-extracted: %+v", r)
+	}
+	if r := recs[h.URL("/same")]; r.Title != "Same" || r.Status != 200 || r.CheckedAt.IsZero() || !r.CheckedAt.After(r.FetchedAt) {
+		t.Errorf("a 304 must keep the record and update checked_at: %+v", r)
+	}
+	for _, v := range h.Violations(cfg.DefaultDelay, 5*time.Millisecond, nil) {
+		t.Error(v)
+	}
+	if n := h.Count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times within its 24h lifetime", n)
+	}
+	db.View(func(tx *storage.Tx) error {
+		if tx.CountDue() == 0 {
+			t.Error("no recrawl scheduled after the stop")
+		}
+		return nil
+	})
+}
+
+func statusSeen(h *crawltest.Host, path string, status int) bool {
+	for _, r := range h.Log() {
+		if r.Path == path && r.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+func TestNewerLastmodMakesPageDueEarly(t *testing.T) {
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig("http://a.test/")
+	cfg.Recrawl = time.Hour
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetched := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	db.Update(func(tx *storage.Tx) error {
+		u, seq, _ := tx.Head("a.test")
+		tx.Dequeue("a.test", seq)
+		c.host("a.test").queued--
+		return tx.PutURL(&storage.URLRecord{URL: u, State: storage.Fetched, FetchedAt: fetched, NextCheck: fetched.Add(time.Hour)}, storage.Queued)
+	})
+	for _, c2 := range []struct {
+		lastmod time.Time
+		queued  bool
+	}{
+		{fetched.Add(-time.Hour), false}, // older than our copy
+		{time.Time{}, false},             // no lastmod
+		{fetched.Add(time.Hour), true},   // changed since: due now
+		{fetched.Add(2 * time.Hour), true},
+	} {
+		db.Update(func(tx *storage.Tx) error {
+			known, err := c.lastmodNewer(tx, "http://a.test/", c2.lastmod)
+			if err != nil || !known {
+				t.Fatalf("lastmodNewer: %v %v", known, err)
+			}
+			return nil
+		})
+		db.View(func(tx *storage.Tx) error {
+			_, _, queued := tx.Head("a.test")
+			if queued != c2.queued {
+				t.Errorf("lastmod %v: queued %v, want %v", c2.lastmod, queued, c2.queued)
+			}
+			return nil
+		})
+	}
+	// Already queued for a recheck: not queued twice.
+	db.View(func(tx *storage.Tx) error {
+		n := 0
+		tx.ForEachQueued("a.test", func(uint64, string) error { n++; return nil })
+		if n != 1 {
+			t.Errorf("%d queue entries, want 1", n)
+		}
+		return nil
+	})
+}
