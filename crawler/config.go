@@ -44,6 +44,8 @@ type Config struct {
 	// Observe, if set, is called on the coordinator goroutine for every URL
 	// whose outcome was just committed (never for one that was rolled back).
 	Observe func(Event)
+	// Metrics, if set, receives the crawl's Prometheus measurements.
+	Metrics *Metrics
 }
 
 // Event is one URL outcome, for progress displays.
@@ -59,6 +61,7 @@ func (c *Config) Defaults() {
 	if c.Workers <= 0 {
 		c.Workers = 8
 	}
+	c.Workers = min(c.Workers, maxWorkers)
 	if c.MaxSitemapsPerHost <= 0 {
 		c.MaxSitemapsPerHost = 100
 	}

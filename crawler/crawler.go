@@ -33,6 +33,20 @@ type Crawler struct {
 	events   []Event   // outcomes of the transaction being built
 	fetchCtx context.Context
 	crashed  bool // the previous run did not stop cleanly
+
+	control chan call     // functions to run on the coordinator
+	stopped chan struct{} // closed when Run returns
+	spawn   func()        // starts one more worker (Run sets it)
+	workers int           // worker goroutines started
+}
+
+// growWorkers starts workers up to cfg.Workers (a live reconfiguration
+// may raise it; lowering it just leaves some idle).
+func (c *Crawler) growWorkers() {
+	for c.spawn != nil && c.workers < c.cfg.Workers {
+		c.spawn()
+		c.workers++
+	}
 }
 
 // hostState is the coordinator's view of one authority.
@@ -60,6 +74,8 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		sched:   frontier.NewScheduler(),
 		hosts:   map[string]*hostState{},
 		origins: map[string]*originState{},
+		control: make(chan call),
+		stopped: make(chan struct{}),
 	}
 	scope, err := c.scope()
 	if err != nil {
@@ -147,9 +163,12 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 			c.sched.Hold(name, hs.rec.HoldUntil, now)
 			c.sched.SetWork(name, hs.hasWork(), now)
 		}
-		return tx.SetFlag(flagRunning, true)
+		return nil
 	})
 }
+
+// maxWorkers bounds Config.Workers.
+const maxWorkers = 1024
 
 func (c *Crawler) host(name string) *hostState {
 	h := c.hosts[name]
@@ -197,21 +216,24 @@ func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
 // Run crawls until the frontier is drained or ctx is cancelled; both
 // return nil after an orderly stop. Errors are storage failures.
 func (c *Crawler) Run(ctx context.Context) error {
+	defer close(c.stopped)
 	fetchCtx, cancelFetch := context.WithCancel(context.Background())
 	defer cancelFetch()
 	c.fetchCtx = fetchCtx
-	tasks := make(chan task)
-	results := make(chan result, c.cfg.Workers)
-	var wg sync.WaitGroup
-	for i := 0; i < c.cfg.Workers; i++ {
-		wg.Go(func() { c.worker(fetchCtx, tasks, results) })
+	if err := c.db.Update(func(tx *storage.Tx) error { return tx.SetFlag(flagRunning, true) }); err != nil {
+		return err
 	}
+	tasks := make(chan task)
+	// Room for a result from every worker there can ever be, so no worker
+	// blocks on its last send.
+	results := make(chan result, maxWorkers)
+	var wg sync.WaitGroup
+	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
+	c.growWorkers()
 	err := c.loop(ctx, tasks, results)
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}
-	// results has room for every task in flight, so no worker blocks on
-	// its last send even when the loop ended on an error.
 	close(tasks)
 	cancelFetch()
 	wg.Wait()
@@ -225,6 +247,8 @@ func (c *Crawler) Run(ctx context.Context) error {
 func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan result) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	gaugeTick := time.NewTicker(time.Second)
+	defer gaugeTick.Stop()
 	for {
 		if err := c.promoteDue(); err != nil {
 			return err
@@ -252,6 +276,11 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 				return err
 			}
 		case <-timer.C:
+		case cl := <-c.control:
+			cl.fn()
+			close(cl.done)
+		case <-gaugeTick.C:
+			c.gauges()
 		case <-ctx.Done():
 			c.log.Info("stopping: no new requests", "in_flight", c.inflight)
 			return nil

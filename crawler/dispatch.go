@@ -15,6 +15,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	for c.inflight < c.cfg.Workers {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
+		c.cfg.Metrics.waited(c.sched.TakeWaited())
 		if !ok {
 			return wait, nil
 		}

@@ -114,6 +114,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 		c.origins[origin] = o
 	}
 	o.fetching = false
+	c.cfg.Metrics.robots(rr.Outcome.String())
 	defer func() { c.sched.SetWork(host, c.host(host).hasWork(), now) }()
 	o.fetchedAt, o.reason = r.started, rr.Reason()
 	rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status}

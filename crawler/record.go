@@ -65,6 +65,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 	}
 	log := c.log.With("host", t.host)
 	if r.err != nil {
+		c.cfg.Metrics.fetch(0, 0, 0)
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", time.Since(r.started).Milliseconds())
 		var fe *fetch.Error
 		if errors.Is(r.err, fetch.ErrPrivateAddress) || errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
@@ -73,6 +74,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		return c.retry(tx, rec, h, t, r.err.Error(), 0, now)
 	}
 	p := r.page
+	c.cfg.Metrics.fetch(p.Status, len(p.Body), p.Duration)
 	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", len(p.Body), "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)

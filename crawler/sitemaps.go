@@ -105,6 +105,11 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time
 		return err
 	}
 	log := c.log.With("host", t.host, "sitemap", t.url)
+	if r.err != nil {
+		c.cfg.Metrics.fetch(0, 0, 0)
+	} else {
+		c.cfg.Metrics.fetch(r.page.Status, 0, r.page.Duration)
+	}
 	if r.err != nil || r.page.Status == 429 || r.page.Status >= 500 {
 		why := fmt.Sprint(r.err)
 		if r.err == nil {
@@ -155,6 +160,7 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time
 		return err
 	}
 	log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "dropped", rec.Dropped)
+	c.cfg.Metrics.sitemapFates(rec.Accepted, rec.Dropped)
 	if err := c.scheduleSitemap(tx, t.url); err != nil {
 		return err
 	}

@@ -258,3 +258,19 @@ func TestSchedulerSpacingCountsFromActualStart(t *testing.T) {
 		t.Fatalf("wait %v after an earlier Started", wait)
 	}
 }
+
+func TestSchedulerCountsPolitenessWait(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetInterval("a", time.Second, t0)
+	s.SetWork("a", true, t0)
+	s.Next(t0) // open at once: no wait
+	s.Done("a", t0)
+	if w := s.TakeWaited(); w != 0 {
+		t.Errorf("first request waited %v", w)
+	}
+	s.Next(t0.Add(1500 * time.Millisecond)) // slot opened at 1s; the extra 0.5s was not politeness
+	if w := s.TakeWaited(); w != time.Second {
+		t.Errorf("waited %v, want 1s", w)
+	}
+}

@@ -10,22 +10,24 @@ import (
 // Scheduler is the per-host politeness schedule. The zero value is not
 // usable; call NewScheduler. Not safe for concurrent use.
 type Scheduler struct {
-	hosts map[string]*hostSlot
-	ready slotHeap // hosts with work, not in flight, by the time their slot opens
+	hosts  map[string]*hostSlot
+	ready  slotHeap      // hosts with work, not in flight, by the time their slot opens
+	waited time.Duration // politeness waits since the last TakeWaited
 }
 
 type hostSlot struct {
-	name     string
-	lim      *rate.Limiter
-	interval time.Duration
-	hold     time.Time
-	inFlight bool
-	res      *rate.Reservation // the token taken by Next, returned by Cancel
-	last     time.Time         // start of the last request
-	prevLast time.Time         // last before the current claim, for Cancel
-	hasWork  bool
-	openAt   time.Time // when its slot opens; heap key
-	index    int       // in ready, -1 if absent
+	name      string
+	lim       *rate.Limiter
+	interval  time.Duration
+	hold      time.Time
+	inFlight  bool
+	res       *rate.Reservation // the token taken by Next, returned by Cancel
+	last      time.Time         // start of the last request
+	prevLast  time.Time         // last before the current claim, for Cancel
+	hasWork   bool
+	openAt    time.Time // when its slot opens; heap key
+	wantSince time.Time // when it last became ready to go (for wait accounting)
+	index     int       // in ready, -1 if absent
 }
 
 // NewScheduler returns an empty schedule.
@@ -64,6 +66,15 @@ func (s *Scheduler) SetInterval(host string, d time.Duration, now time.Time) {
 		h.lim.AllowN(h.last, 1)
 	}
 	s.update(h, now)
+}
+
+// TakeWaited returns how long hosts with work waited for their politeness
+// slot (delay or hold) since the last call, and resets it: the time the
+// crawl chose not to spend, for metrics.
+func (s *Scheduler) TakeWaited() time.Duration {
+	w := s.waited
+	s.waited = 0
+	return w
 }
 
 // Interval returns a host's current spacing.
@@ -122,6 +133,9 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 		return s.Next(now)
 	}
 	heap.Remove(&s.ready, h.index)
+	if wait := h.openAt.Sub(h.wantSince); wait > 0 {
+		s.waited += min(wait, now.Sub(h.wantSince))
+	}
 	h.inFlight, h.res = true, r
 	h.prevLast, h.last = h.last, now
 	return h.name, 0, true
@@ -212,6 +226,7 @@ func (s *Scheduler) update(h *hostSlot, now time.Time) {
 		if h.index >= 0 {
 			heap.Fix(&s.ready, h.index)
 		} else {
+			h.wantSince = now
 			heap.Push(&s.ready, h)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"regexp"
 	"strings"
 	"time"
@@ -65,7 +66,11 @@ type Config struct {
 	} `mapstructure:"log"`
 	Daemon struct {
 		ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
+		RecrawlInterval time.Duration `mapstructure:"recrawl_interval"`
 	} `mapstructure:"daemon"`
+	HTTP struct {
+		Listen string `mapstructure:"listen"`
+	} `mapstructure:"http"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -102,6 +107,8 @@ var defaults = map[string]any{
 	"log.level":                     "info",
 	"log.format":                    "text",
 	"daemon.shutdown_timeout":       "5s",
+	"daemon.recrawl_interval":       "0s",
+	"http.listen":                   "",
 }
 
 var agentName = regexp.MustCompile(`^[A-Za-z_-]+$`)
@@ -195,7 +202,8 @@ func (c *Config) Validate() error {
 		"politeness.backoff_base": c.Politeness.BackoffBase, "politeness.backoff_max": c.Politeness.BackoffMax,
 		"politeness.max_retry_after": c.Politeness.MaxRetryAfter, "politeness.robots_retry_delay": c.Politeness.RobotsRetryDelay,
 		"network.connect_timeout": c.Network.ConnectTimeout, "network.header_timeout": c.Network.HeaderTimeout,
-		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout} {
+		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout,
+		"daemon.recrawl_interval": c.Daemon.RecrawlInterval} {
 		if d < 0 {
 			bad(key, "%v must not be negative", d)
 		}
@@ -208,6 +216,11 @@ func (c *Config) Validate() error {
 	}
 	if _, err := parseLevel(c.Log.Level); err != nil {
 		bad("log.level", "%v", err)
+	}
+	if c.HTTP.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.HTTP.Listen); err != nil {
+			bad("http.listen", "%q must be host:port, e.g. 127.0.0.1:9180 (%v)", c.HTTP.Listen, err)
+		}
 	}
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)
@@ -247,6 +260,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		RobotsRetries:   robotsRetries(c.Politeness.RobotsRetries),
 		RobotsRetryBase: c.Politeness.RobotsRetryDelay,
 		ShutdownGrace:   c.Daemon.ShutdownTimeout,
+		Recrawl:         c.Daemon.RecrawlInterval,
 		StoreBodies:     c.Storage.StoreBodies,
 		Logger:          log,
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/demo"
@@ -67,8 +68,7 @@ func runDemo(cmd *cobra.Command, w io.Writer, keep bool) error {
 			fmt.Fprintf(w, "  %-11s %-22s %s\n", e.State, path, e.Reason)
 		}
 	}
-	log := slog.New(slog.DiscardHandler)
-	if err := runCrawl(cmd, cfg, log, observe); err != nil {
+	if err := demoCrawl(cmd, cfg, observe); err != nil {
 		return err
 	}
 	if err := demoSummary(w, cfg.State, host.URL("")); err != nil {
@@ -139,4 +139,23 @@ func demoSummary(w io.Writer, state, base string) error {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// demoCrawl runs the demo's crawl to the end, quietly but for observe.
+func demoCrawl(cmd *cobra.Command, cfg *Config, observe func(crawler.Event)) error {
+	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	cc := cfg.crawlerConfig(slog.New(slog.DiscardHandler))
+	cc.Observe = observe
+	c, err := crawler.New(db, cc)
+	if err != nil {
+		return err
+	}
+	if err := c.Run(cmd.Context()); err != nil {
+		return err
+	}
+	return db.Close()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 )
 
@@ -222,7 +223,7 @@ func TestGracefulStopAndResume(t *testing.T) {
 	}
 	before := totalRequests(w)
 	out, err = exec.Command(binary, "status", "-c", cfg, "--json").Output()
-	var st Status
+	var st crawler.Status
 	if err != nil || json.Unmarshal(out, &st) != nil || st.Queued == 0 || st.Fetched == 0 || st.Hosts == 0 {
 		t.Fatalf("status after stop: %v %s", err, out)
 	}

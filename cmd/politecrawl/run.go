@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/storage"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 )
 
@@ -37,8 +42,11 @@ func (f *commonFlags) load(cmd *cobra.Command) (*Config, error) {
 	return loadConfig(f.config, cmd.Flags(), flagBinds)
 }
 
-func newLogger(w io.Writer, c *Config) *slog.Logger {
-	level, _ := parseLevel(c.Log.Level)
+// newLogger builds the slog logger; its level can change live through
+// level.
+func newLogger(w io.Writer, c *Config, level *slog.LevelVar) *slog.Logger {
+	l, _ := parseLevel(c.Log.Level)
+	level.Set(l)
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Log.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
@@ -53,27 +61,63 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Crawl, resuming from the state file if it exists",
 		Long: `Crawls the seeds of the config file politely, recording everything in the
 state file. If the state file exists the crawl resumes where it stopped.
-Exits 0 when the crawl is drained (nothing queued, in flight or waiting on a
-retry) and after SIGINT/SIGTERM, once in-flight fetches are finished or
-re-queued and the state file is closed.`,
+Without daemon.recrawl_interval it exits 0 when the crawl is drained
+(nothing queued, in flight or waiting on a retry); with it, it keeps
+rechecking pages. SIGINT/SIGTERM: stop, finish or re-queue in-flight
+fetches, close the state file, exit 0. SIGHUP: re-read the config file and
+apply seeds, scope, delays, workers and log level live.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
 			}
-			return runCrawl(cmd, cfg, newLogger(stderr, cfg), nil)
+			d := &daemon{cmd: cmd, flags: &f, cfg: cfg, stderr: stderr, level: new(slog.LevelVar)}
+			return d.run()
 		},
 	}
 	addCommonFlags(cmd, &f)
 	return cmd
 }
 
-// runCrawl opens the state file, runs the crawl to the end or to a signal,
-// and closes the file.
-func runCrawl(cmd *cobra.Command, cfg *Config, log *slog.Logger, observe func(crawler.Event)) error {
+// daemon is one `run`: the crawl plus its endpoint, signals and display.
+type daemon struct {
+	cmd      *cobra.Command
+	flags    *commonFlags
+	cfg      *Config
+	stderr   io.Writer
+	level    *slog.LevelVar
+	log      *slog.Logger
+	progress *progressLine // nil unless stderr is a terminal
+}
+
+// notice logs a daemon-level message at info. On a terminal, where the
+// progress line replaces info logging, it is printed above that line.
+func (d *daemon) notice(msg string, args ...any) {
+	if d.progress != nil {
+		fmt.Fprintf(d.progress, "%s %s %v\n", time.Now().Format(time.TimeOnly), msg, args)
+		return
+	}
+	d.log.Info(msg, args...)
+}
+
+func (d *daemon) run() error {
+	cfg := d.cfg
 	if len(cfg.Seeds) == 0 {
 		return usagef("config: seeds: give at least one URL to start from")
+	}
+	tty := isTerminal(d.stderr)
+	logOut := d.stderr
+	var progress *progressLine
+	if tty && cfg.Log.Format == "text" {
+		progress = newProgressLine(d.stderr)
+		logOut = progress
+		d.progress = progress
+	}
+	d.log = newLogger(logOut, cfg, d.level)
+	if progress != nil && d.level.Level() <= slog.LevelInfo {
+		// On a terminal the progress line replaces per-fetch lines.
+		d.level.Set(slog.LevelWarn)
 	}
 	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second})
 	if errors.Is(err, storage.ErrLocked) {
@@ -82,25 +126,103 @@ func runCrawl(cmd *cobra.Command, cfg *Config, log *slog.Logger, observe func(cr
 	if err != nil {
 		return err
 	}
-	cc := cfg.crawlerConfig(log)
-	cc.Observe = observe
+	defer db.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	cc := cfg.crawlerConfig(d.log)
+	cc.Metrics = crawler.NewMetrics(reg)
+	if progress != nil {
+		cc.Observe = progress.observe
+	}
 	c, err := crawler.New(db, cc)
 	if err != nil {
-		db.Close()
 		return err
 	}
-	log.Info("crawl starting", "state", cfg.State, "seeds", len(cfg.Seeds), "workers", cfg.Workers,
-		"default_delay", cfg.Politeness.DefaultDelay, "user_agent", cfg.Agent.UserAgent)
-	runErr := c.Run(cmd.Context())
-	var counts map[storage.State]int
-	db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
-	if err := db.Close(); err != nil && runErr == nil {
-		runErr = err
+	if cfg.HTTP.Listen != "" {
+		stop, err := serveAPI(cfg.HTTP.Listen, newAPI(c, reg), d.log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
-	if runErr != nil {
-		return runErr
+	ctx := d.cmd.Context()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	if progress != nil {
+		stopProgress := progress.run(c)
+		defer stopProgress()
 	}
-	log.Info("crawl stopped", "queued", counts[storage.Queued], "fetched", counts[storage.Fetched],
-		"disallowed", counts[storage.Disallowed], "failed", counts[storage.Failed], "skipped", counts[storage.Skipped])
-	return nil
+	d.notice("crawl starting", "state", cfg.State, "seeds", len(cfg.Seeds), "workers", cfg.Workers,
+		"default_delay", cfg.Politeness.DefaultDelay, "recrawl_interval", cfg.Daemon.RecrawlInterval, "user_agent", cfg.Agent.UserAgent)
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return err
+			}
+			var counts map[storage.State]int
+			db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
+			d.notice("crawl stopped", "fetched", counts[storage.Fetched], "disallowed", counts[storage.Disallowed],
+				"failed", counts[storage.Failed], "skipped", counts[storage.Skipped])
+			return db.Close()
+		case <-hup:
+			d.reload(c)
+		}
+	}
+}
+
+// reload re-reads the config file on SIGHUP and applies what can change
+// live; it logs what changed and what needs a restart.
+func (d *daemon) reload(c *crawler.Crawler) {
+	next, err := d.flags.load(d.cmd)
+	if err != nil {
+		d.log.Error("SIGHUP: config not reloaded", "error", err)
+		return
+	}
+	old := d.cfg
+	ctx := d.cmd.Context()
+	changes, err := c.Reconfigure(ctx, crawler.Live{Seeds: next.Seeds, Scope: next.Scope.Hosts,
+		DefaultDelay: next.Politeness.DefaultDelay, MaxDelay: next.Politeness.MaxDelay, Workers: next.Workers})
+	if err != nil {
+		d.log.Error("SIGHUP: reconfigure", "error", err)
+		return
+	}
+	if next.Log.Level != old.Log.Level {
+		l, _ := parseLevel(next.Log.Level)
+		d.level.Set(l)
+		changes = append(changes, fmt.Sprintf("log.level %s -> %s", old.Log.Level, next.Log.Level))
+	}
+	live := *old
+	live.Seeds, live.Scope.Hosts, live.Politeness.DefaultDelay, live.Politeness.MaxDelay, live.Workers, live.Log.Level =
+		next.Seeds, next.Scope.Hosts, next.Politeness.DefaultDelay, next.Politeness.MaxDelay, next.Workers, next.Log.Level
+	restart := restartNeeded(&live, next)
+	d.cfg = &live
+	d.notice("SIGHUP: config reloaded", "applied", changes, "need_restart", restart)
+}
+
+// restartNeeded lists the keys whose new values only a restart applies.
+func restartNeeded(cur, next *Config) []string {
+	var out []string
+	for key, v := range map[string][2]any{
+		"agent":                     {cur.Agent, next.Agent},
+		"state":                     {cur.State, next.State},
+		"scope.max_depth/max_pages": {cur.Scope.MaxDepth*1e9 + cur.Scope.MaxPages, next.Scope.MaxDepth*1e9 + next.Scope.MaxPages},
+		"traps":                     {cur.Traps, next.Traps},
+		"politeness (retries, backoff)": {[5]any{cur.Politeness.MaxRetries, cur.Politeness.BackoffBase, cur.Politeness.BackoffMax, cur.Politeness.RobotsRetries, cur.Politeness.RobotsRetryDelay},
+			[5]any{next.Politeness.MaxRetries, next.Politeness.BackoffBase, next.Politeness.BackoffMax, next.Politeness.RobotsRetries, next.Politeness.RobotsRetryDelay}},
+		"sitemaps":    {[2]any{cur.Sitemaps, cur.SitemapFetchesPerHost}, [2]any{next.Sitemaps, next.SitemapFetchesPerHost}},
+		"network":     {cur.Network, next.Network},
+		"storage":     {cur.Storage, next.Storage},
+		"log.format":  {cur.Log.Format, next.Log.Format},
+		"daemon":      {cur.Daemon, next.Daemon},
+		"http.listen": {cur.HTTP, next.HTTP},
+	} {
+		if v[0] != v[1] {
+			out = append(out, key)
+		}
+	}
+	return out
 }

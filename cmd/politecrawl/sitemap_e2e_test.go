@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 )
 
@@ -33,11 +34,11 @@ func TestSitemapsEndToEnd(t *testing.T) {
 				}
 			}
 			out, err := exec.Command(binary, "status", "-c", cfg, "--json").Output()
-			var st Status
+			var st crawler.Status
 			if err != nil || json.Unmarshal(out, &st) != nil {
 				t.Fatalf("status: %v %s", err, out)
 			}
-			var sm *SitemapStats
+			var sm *crawler.SitemapStats
 			for _, h := range st.PerHost {
 				if h.Host == shop.Authority() {
 					sm = h.Sitemaps

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/storage"
+	"github.com/spf13/cobra"
+)
+
+func newSeedCmd(stdout io.Writer) *cobra.Command {
+	var f commonFlags
+	cmd := &cobra.Command{
+		Use:   "seed -c FILE URL...",
+		Short: "Add seed URLs to a crawl: through the running daemon, or into the state file",
+		Long: `Adds URLs as seeds (depth 0). Each is still subject to scope, limits and
+robots.txt. While a crawl holds the state file, seed posts them to its
+http.listen endpoint; otherwise it writes them into the state file for the
+next run.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, urls []string) error {
+			cfg, err := f.load(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := addSeeds(cmd, cfg, urls)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				fmt.Fprintf(stdout, "%s %s\n", r.Outcome, r.URL)
+			}
+			return nil
+		},
+	}
+	addCommonFlags(cmd, &f)
+	return cmd
+}
+
+func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedResult, error) {
+	db, err := storage.Open(cfg.State, storage.Options{Timeout: 300 * time.Millisecond})
+	if errors.Is(err, storage.ErrLocked) {
+		if cfg.HTTP.Listen == "" {
+			return nil, fmt.Errorf("a crawl is running on %s; set http.listen to add seeds to it live", cfg.State)
+		}
+		body, _ := json.Marshal(SeedRequest{URLs: urls})
+		resp, err := daemonClient.Post("http://"+cfg.HTTP.Listen+"/seeds", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("post seeds to %s: %w", cfg.HTTP.Listen, err)
+		}
+		defer resp.Body.Close()
+		var out SeedResponse
+		if resp.StatusCode != 200 || json.NewDecoder(resp.Body).Decode(&out) != nil {
+			return nil, fmt.Errorf("post seeds to %s: HTTP %d", cfg.HTTP.Listen, resp.StatusCode)
+		}
+		return out.Results, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cc := cfg.crawlerConfig(slog.New(slog.DiscardHandler))
+	cc.Seeds = nil
+	c, err := crawler.New(db, cc)
+	if err != nil {
+		return nil, err
+	}
+	return c.AddSeedsOffline(urls)
+}

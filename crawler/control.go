@@ -1,0 +1,202 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// ErrNotRunning is returned by the control methods when Run is not
+// running (not started yet, or finished).
+var ErrNotRunning = errors.New("crawl is not running")
+
+// call is a function to run on the coordinator goroutine.
+type call struct {
+	fn   func()
+	done chan struct{}
+}
+
+// do runs fn on the coordinator goroutine, between units of work, and
+// waits for it. All control methods go through here, so the coordinator
+// stays the only owner of the crawl's state.
+func (c *Crawler) do(ctx context.Context, fn func()) error {
+	cl := call{fn: fn, done: make(chan struct{})}
+	select {
+	case c.control <- cl:
+	case <-c.stopped:
+		return ErrNotRunning
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-cl.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Status returns the live status of the running crawl.
+func (c *Crawler) Status(ctx context.Context) (*Status, error) {
+	var st *Status
+	var err error
+	if e := c.do(ctx, func() { st, err = c.liveStatus() }); e != nil {
+		return nil, e
+	}
+	return st, err
+}
+
+// SeedResult says what became of one URL given to AddSeeds.
+type SeedResult struct {
+	URL     string `json:"url"`
+	Outcome string `json:"outcome"` // queued, known, out of scope, invalid: ..., or the state it was recorded in
+}
+
+// AddSeeds admits URLs as seeds (depth 0), each still subject to scope,
+// limits and robots.txt. It works on a running crawl; before Run, the
+// seeds of Config do the same.
+func (c *Crawler) AddSeeds(ctx context.Context, urls []string) ([]SeedResult, error) {
+	var out []SeedResult
+	var err error
+	if e := c.do(ctx, func() { out, err = c.addSeedList(urls) }); e != nil {
+		return nil, e
+	}
+	return out, err
+}
+
+func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
+	out := make([]SeedResult, 0, len(urls))
+	err := c.update(func(tx *storage.Tx) error {
+		out = out[:0]
+		for _, raw := range urls {
+			res := SeedResult{URL: raw}
+			n, err := urlnorm.Normalise(raw)
+			switch {
+			case err != nil:
+				res.Outcome = "invalid: " + err.Error()
+			case tx.Seen(n):
+				res.Outcome = "known"
+			case !c.admit.InScope(n):
+				res.Outcome = "out of scope"
+			default:
+				if err := c.discover(tx, frontier.Candidate{URL: n, Via: "seed"}); err != nil {
+					return err
+				}
+				res.Outcome = "queued"
+				if r, _ := tx.GetURL(n); r != nil && r.State != storage.Queued {
+					res.Outcome = string(r.State) + ": " + r.Error
+				}
+			}
+			out = append(out, res)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Live is the part of the configuration a running crawl can change.
+type Live struct {
+	Seeds        []string
+	Scope        []string // empty: the seeds' hosts
+	DefaultDelay time.Duration
+	MaxDelay     time.Duration
+	Workers      int
+}
+
+// Reconfigure applies a new Live configuration to the running crawl and
+// returns a line per change made.
+func (c *Crawler) Reconfigure(ctx context.Context, l Live) ([]string, error) {
+	var changes []string
+	var err error
+	if e := c.do(ctx, func() { changes, err = c.reconfigure(l) }); e != nil {
+		return nil, e
+	}
+	return changes, err
+}
+
+func (c *Crawler) reconfigure(l Live) ([]string, error) {
+	var changes []string
+	now := c.cfg.Now()
+	l.Workers = min(l.Workers, maxWorkers)
+	if l.Workers > 0 && l.Workers != c.cfg.Workers {
+		changes = append(changes, fmt.Sprintf("workers %d -> %d", c.cfg.Workers, l.Workers))
+		c.cfg.Workers = l.Workers
+		c.growWorkers()
+	}
+	if l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
+		changes = append(changes, fmt.Sprintf("politeness.default_delay %v -> %v, max_delay %v -> %v",
+			c.cfg.DefaultDelay, l.DefaultDelay, c.cfg.MaxDelay, l.MaxDelay))
+		c.cfg.DefaultDelay, c.cfg.MaxDelay = l.DefaultDelay, l.MaxDelay
+		c.reapplyDelays(now)
+	}
+	if !sameStrings(l.Scope, c.cfg.Scope) || len(l.Scope) == 0 && !sameStrings(l.Seeds, c.cfg.Seeds) {
+		old := c.cfg
+		c.cfg.Scope, c.cfg.Seeds = l.Scope, l.Seeds
+		scope, err := c.scope()
+		if err != nil {
+			c.cfg = old
+			return changes, err
+		}
+		c.admit.SetScope(scope)
+		changes = append(changes, fmt.Sprintf("scope: %v", scope.Hosts()))
+	}
+	// Seeding is idempotent: known seeds are left alone.
+	c.cfg.Seeds = l.Seeds
+	res, err := c.addSeedList(l.Seeds)
+	if err != nil {
+		return changes, err
+	}
+	added := 0
+	for _, r := range res {
+		if r.Outcome == "queued" {
+			added++
+		}
+	}
+	if added > 0 {
+		changes = append(changes, fmt.Sprintf("seeds: %d new URL(s) queued", added))
+	}
+	return changes, nil
+}
+
+// reapplyDelays recomputes every host's spacing from its robots.txt.
+func (c *Crawler) reapplyDelays(now time.Time) {
+	done := map[string]bool{}
+	for origin, o := range c.origins {
+		host := urlnorm.Authority(origin)
+		if o.rules != nil && !done[host] {
+			c.applyDelays(host, o.rules, now)
+			done[host] = true
+		}
+	}
+	for name := range c.hosts {
+		if !done[name] {
+			d := c.interval(0, 0)
+			c.sched.SetInterval(name, d, now)
+			c.hosts[name].rec.Interval = d.Seconds()
+		}
+	}
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// AddSeedsOffline is AddSeeds for a crawl that is not running: the seeds
+// are written to the state file for the next Run. Do not call it while
+// Run runs.
+func (c *Crawler) AddSeedsOffline(urls []string) ([]SeedResult, error) {
+	return c.addSeedList(urls)
+}

@@ -1,0 +1,145 @@
+package crawler
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// Status is the state of a crawl: what `politecrawl status` prints and the
+// daemon's /status endpoint serves. Read from a file no crawl holds it
+// has Running false and no live fields.
+type Status struct {
+	State      string       `json:"state"`
+	Running    bool         `json:"running"`
+	Queued     int          `json:"queued"`
+	InFlight   int          `json:"in_flight"`
+	Fetched    int          `json:"fetched"`
+	Disallowed int          `json:"disallowed"`
+	Failed     int          `json:"failed"`
+	Skipped    int          `json:"skipped"`
+	Recrawls   int          `json:"recrawls_scheduled"`
+	Hosts      int          `json:"hosts"`
+	PerHost    []HostStatus `json:"per_host"`
+}
+
+// HostStatus is one host's part of a Status.
+type HostStatus struct {
+	Host        string        `json:"host"`
+	Queued      int           `json:"queued"`
+	Robots      string        `json:"robots"` // outcome per origin
+	RobotsAgeS  float64       `json:"robots_age_s,omitempty"`
+	IntervalS   float64       `json:"interval_s"`
+	NextRequest time.Time     `json:"next_request,omitzero"` // live only: when its slot opens
+	InFlight    bool          `json:"in_flight,omitempty"`
+	LastRequest time.Time     `json:"last_request,omitzero"`
+	HoldUntil   time.Time     `json:"hold_until,omitzero"`
+	LastError   string        `json:"last_error,omitempty"`
+	Sitemaps    *SitemapStats `json:"sitemaps,omitempty"`
+}
+
+// SitemapStats counts one host's sitemap files and what they listed.
+type SitemapStats struct {
+	Read     int            `json:"read"`
+	Pending  int            `json:"pending"`
+	Refused  int            `json:"refused"` // failed, disallowed or over the cap
+	Listed   int            `json:"listed"`
+	Accepted int            `json:"accepted"`
+	Dropped  map[string]int `json:"dropped"`
+}
+
+// ReadStatus reads a Status from a state file.
+func ReadStatus(db *storage.DB, now time.Time) (*Status, error) {
+	st := &Status{State: db.Path(), PerHost: []HostStatus{}}
+	err := db.View(func(tx *storage.Tx) error {
+		if !tx.Initialised() {
+			return nil
+		}
+		c := tx.Counts()
+		st.Fetched, st.Disallowed, st.Failed, st.Skipped = c[storage.Fetched], c[storage.Disallowed], c[storage.Failed], c[storage.Skipped]
+		st.Recrawls = tx.CountDue()
+		hosts := map[string]*HostStatus{}
+		get := func(h string) *HostStatus {
+			if hosts[h] == nil {
+				hosts[h] = &HostStatus{Host: h, Robots: "unknown"}
+			}
+			return hosts[h]
+		}
+		tx.ForEachHost(func(h string, r storage.HostRecord) error {
+			s := get(h)
+			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError = r.Interval, r.LastRequest, r.HoldUntil, r.LastError
+			return nil
+		})
+		tx.QueuedHosts(func(h string, n int) error {
+			get(h).Queued = n
+			st.Queued += n
+			return nil
+		})
+		tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
+			s := get(origin[strings.Index(origin, "://")+3:])
+			if s.Robots == "unknown" {
+				s.Robots = ""
+			} else {
+				s.Robots += ", "
+			}
+			s.Robots += r.Outcome
+			if r.Status != 0 {
+				s.Robots += " (" + strconv.Itoa(r.Status) + ")"
+			}
+			s.RobotsAgeS = now.Sub(r.FetchedAt).Round(time.Second).Seconds()
+			return nil
+		})
+		tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+			s := get(r.Host)
+			if s.Sitemaps == nil {
+				s.Sitemaps = &SitemapStats{Dropped: map[string]int{}}
+			}
+			sm := s.Sitemaps
+			switch r.State {
+			case smRead:
+				sm.Read++
+			case smPending:
+				sm.Pending++
+			default:
+				sm.Refused++
+			}
+			sm.Listed += r.Listed
+			sm.Accepted += r.Accepted
+			for k, n := range r.Dropped {
+				sm.Dropped[k] += n
+			}
+			return nil
+		})
+		for _, h := range hosts {
+			st.PerHost = append(st.PerHost, *h)
+		}
+		return nil
+	})
+	sort.Slice(st.PerHost, func(i, j int) bool { return st.PerHost[i].Host < st.PerHost[j].Host })
+	st.Hosts = len(st.PerHost)
+	return st, err
+}
+
+// liveStatus is ReadStatus plus what only the coordinator knows. It runs
+// on the coordinator goroutine.
+func (c *Crawler) liveStatus() (*Status, error) {
+	now := c.cfg.Now()
+	st, err := ReadStatus(c.db, now)
+	if err != nil {
+		return nil, err
+	}
+	st.Running, st.InFlight = true, c.inflight
+	for i := range st.PerHost {
+		h := &st.PerHost[i]
+		if c.sched.InFlight(h.Host) {
+			h.InFlight = true
+		} else if hs := c.hosts[h.Host]; hs != nil && hs.hasWork() {
+			h.NextRequest = c.sched.OpenAt(h.Host, now)
+		}
+		h.IntervalS = c.sched.Interval(h.Host).Seconds()
+	}
+	return st, nil
+}
