@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,7 +96,12 @@ type daemon struct {
 // progress line replaces info logging, it is printed above that line.
 func (d *daemon) notice(msg string, args ...any) {
 	if d.progress != nil {
-		fmt.Fprintf(d.progress, "%s %s %v\n", time.Now().Format(time.TimeOnly), msg, args)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %s", time.Now().Format(time.TimeOnly), msg)
+		for i := 0; i+1 < len(args); i += 2 {
+			fmt.Fprintf(&b, " %v=%v", args[i], args[i+1])
+		}
+		fmt.Fprintln(d.progress, b.String())
 		return
 	}
 	d.log.Info(msg, args...)
