@@ -176,3 +176,19 @@ func BenchmarkHTML(b *testing.B) {
 		HTML(body, u, nil, "politecrawl")
 	}
 }
+
+func TestCharsets(t *testing.T) {
+	for _, c := range []struct {
+		name, ct, body string
+	}{
+		{"header", "text/html; charset=iso-8859-1", "<title>Caf\xe9</title>"},
+		{"meta", "text/html", "<meta charset=\"windows-1252\"><title>Caf\xe9</title>"},
+		{"utf-8", "text/html; charset=utf-8", "<title>Café</title>"},
+	} {
+		h := http.Header{"Content-Type": {c.ct}}
+		p, err := HTML([]byte(c.body), mustURL(t, "http://h/"), h, "x")
+		if err != nil || p.Title != "Café" {
+			t.Errorf("%s: title %q, %v", c.name, p.Title, err)
+		}
+	}
+}

@@ -3,11 +3,13 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html/charset"
 )
 
 // Page is what a crawler takes from one HTML document.
@@ -22,7 +24,15 @@ type Page struct {
 // token). It never fails on malformed HTML: the HTML5 parsing algorithm
 // accepts any input.
 func HTML(body []byte, pageURL *url.URL, header http.Header, agent string) (*Page, error) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	// Decode to UTF-8 from the charset the Content-Type header or a <meta
+	// charset> names (sniffed as the HTML standard says when neither does).
+	var in io.Reader = bytes.NewReader(body)
+	if r, err := charset.NewReader(in, header.Get("Content-Type")); err == nil {
+		in = r
+	} else {
+		in = bytes.NewReader(body)
+	}
+	doc, err := goquery.NewDocumentFromReader(in)
 	if err != nil {
 		return nil, fmt.Errorf("parse HTML: %w", err)
 	}
