@@ -147,13 +147,15 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 	return &c, nil
 }
 
-// unknownKeys rewrites mapstructure's message for misspelt keys.
+// unknownKeys rewrites mapstructure's messages into one line: misspelt
+// keys, and values of the wrong type (naming the key).
 func unknownKeys(err error) error {
 	msg := err.Error()
 	if i := strings.Index(msg, "has invalid keys: "); i >= 0 {
 		return fmt.Errorf("unknown key(s) %s (see config.example.yaml for every key)", strings.TrimSpace(msg[i+len("has invalid keys: "):]))
 	}
-	return err
+	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):")
+	return errors.New(strings.Join(strings.Fields(msg), " "))
 }
 
 // Validate checks every value and names the key at fault.
@@ -225,7 +227,15 @@ func (c *Config) Validate() error {
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	// One line, as usage errors are.
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 func parseLevel(s string) (slog.Level, error) {

@@ -75,10 +75,13 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"network:\n  max_body: 10\n", "network.max_body"},
 		{"politeness:\n  default_delay: soon\n", "default_delay"},
 		{"agent: [\n", "config"},
+		{"workers: lots\n", "'workers' cannot parse"},
 	} {
 		_, err := loadConfig(writeConfig(t, c.yaml), pflag.NewFlagSet("x", pflag.ContinueOnError), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one naming %q", c.yaml, err, c.want)
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error spans lines: %q", c.yaml, err)
 		}
 	}
 }
