@@ -273,3 +273,39 @@ func TestPrivateAddressRefusedAtOnce(t *testing.T) {
 		t.Errorf("record %+v", r)
 	}
 }
+
+func TestQueuedURLsDisallowedLaterAreSettledTogether(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nDisallow: /no/\n"},
+		"/":           {Body: "ok"},
+	})
+	var seeds []string
+	for i := 0; i < 2500; i++ {
+		seeds = append(seeds, h.URL(fmt.Sprintf("/no/%d", i)))
+	}
+	seeds = append(seeds, h.URL("/"))
+	cfg := testConfig(seeds...)
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v %v", err, ctx.Err())
+	}
+	if got := h.Paths(); len(got) != 2 || got[0] != "/" || got[1] != "/robots.txt" {
+		t.Errorf("requests %q, want robots.txt and / only", got)
+	}
+	var counts map[storage.State]int
+	db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
+	if counts[storage.Disallowed] != 2500 || counts[storage.Fetched] != 1 || counts[storage.Queued] != 0 {
+		t.Errorf("counts %v", counts)
+	}
+	t.Logf("2,500 queued URLs disallowed after robots.txt arrived, settled in %v", time.Since(start))
+}

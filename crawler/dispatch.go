@@ -75,9 +75,49 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
 	if reason, allowed := c.disallowed(o, t.url); !allowed {
+		if t.kind == taskPage {
+			return task{}, false, c.settleDisallowed(h, t, o, reason, now)
+		}
 		return task{}, false, c.settle(h, t, storage.Disallowed, reason, now)
 	}
 	return t, true, nil
+}
+
+// settleRunMax bounds how many disallowed queue heads one transaction
+// records.
+const settleRunMax = 1000
+
+// settleDisallowed records the disallowed head URL and every following
+// head of the same origin that the rules also disallow, in one
+// transaction: URLs queued before their host's robots.txt was known are
+// mostly settled here, and one commit each would stall the crawl.
+func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason string, now time.Time) error {
+	origin := originOf(t.url)
+	n := 0
+	err := c.update(func(tx *storage.Tx) error {
+		url, seq := t.url, t.seq
+		for {
+			if err := c.recordUnfetched(tx, h, task{kind: taskPage, host: t.host, url: url, seq: seq}, storage.Disallowed, reason); err != nil {
+				return err
+			}
+			n++
+			var ok bool
+			url, seq, ok = tx.Head(t.host)
+			if !ok || n >= settleRunMax || originOf(url) != origin {
+				return nil
+			}
+			if reason, ok = c.disallowed(o, url); ok {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	c.sched.Cancel(t.host, now)
+	c.sched.SetWork(t.host, h.hasWork(), now)
+	c.log.Info("not fetched: disallowed by robots.txt", "host", t.host, "urls", n)
+	return nil
 }
 
 // next is the host's next sitemap file, else the head of its queue.
@@ -112,21 +152,7 @@ func (c *Crawler) settle(h *hostState, t task, state storage.State, reason strin
 		if t.kind == taskSitemap {
 			return c.settleSitemap(tx, h, t.url, string(state), reason)
 		}
-		c.event(Event{URL: t.url, State: string(state), Reason: reason})
-		rec, err := tx.GetURL(t.url)
-		if err != nil {
-			return err
-		}
-		if rec == nil {
-			rec = &storage.URLRecord{URL: t.url, Links: []string{}}
-		}
-		prev := rec.State
-		rec.State, rec.Error = state, reason
-		if err := tx.PutURL(rec, prev); err != nil {
-			return err
-		}
-		h.queued--
-		return tx.Dequeue(t.host, t.seq)
+		return c.recordUnfetched(tx, h, t, state, reason)
 	})
 	if err != nil {
 		return err
@@ -135,4 +161,24 @@ func (c *Crawler) settle(h *hostState, t task, state storage.State, reason strin
 	c.sched.SetWork(t.host, h.hasWork(), now)
 	c.log.Info("not fetched", "url", t.url, "state", string(state), "reason", reason)
 	return nil
+}
+
+// recordUnfetched records a queue head that will not be fetched and takes
+// it off the queue.
+func (c *Crawler) recordUnfetched(tx *storage.Tx, h *hostState, t task, state storage.State, reason string) error {
+	c.event(Event{URL: t.url, State: string(state), Reason: reason})
+	rec, err := tx.GetURL(t.url)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		rec = &storage.URLRecord{URL: t.url, Links: []string{}}
+	}
+	prev := rec.State
+	rec.State, rec.Error = state, reason
+	if err := tx.PutURL(rec, prev); err != nil {
+		return err
+	}
+	h.queued--
+	return tx.Dequeue(t.host, t.seq)
 }
