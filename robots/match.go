@@ -44,7 +44,9 @@ func compileRule(pattern string, allow bool, line int) *rule {
 		r.anchored = true
 		p = p[:len(p)-1]
 	}
-	r.need = byteMask(strings.ReplaceAll(p, "*", ""))
+	// '*' is no literal byte. Clearing its bit also drops any byte that
+	// folds onto it ('j'): a weaker filter, never a wrong one.
+	r.need = byteMask(p) &^ (1 << ('*' & 63))
 	i := strings.IndexByte(p, '*')
 	if i < 0 {
 		r.lit = p
@@ -52,10 +54,16 @@ func compileRule(pattern string, allow bool, line int) *rule {
 	}
 	r.lit, r.star = p[:i], true
 	r.tailStar = strings.HasSuffix(p, "*")
-	for _, s := range strings.Split(p[i+1:], "*") {
-		if s != "" {
-			r.segs = append(r.segs, s)
+	for rest := p[i+1:]; rest != ""; {
+		j := strings.IndexByte(rest, '*')
+		if j < 0 {
+			r.segs = append(r.segs, rest)
+			break
 		}
+		if j > 0 {
+			r.segs = append(r.segs, rest[:j])
+		}
+		rest = rest[j+1:]
 	}
 	return r
 }

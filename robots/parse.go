@@ -153,8 +153,14 @@ func (p *parser) rule(allow bool, value string, num int) {
 	if !usable(lit) {
 		return
 	}
-	p.cur.differ = p.cur.differ || lit != can
+	n := len(p.cur.lit)
 	p.cur.lit = appendRule(p.cur.lit, lit, allow, num)
+	if lit == can {
+		// The usual case: both readings share the compiled rules.
+		p.cur.canon = append(p.cur.canon, p.cur.lit[n:]...)
+		return
+	}
+	p.cur.differ = true
 	p.cur.canon = appendRule(p.cur.canon, can, allow, num)
 }
 
