@@ -40,9 +40,11 @@ type Request struct {
 
 // Host is one site of a Web.
 type Host struct {
-	Name   string
-	Server *httptest.Server
-	web    *Web
+	Name    string
+	Server  *httptest.Server // nil for a PipeNet host
+	web     *Web
+	base    string // http://host:port
+	closeFn func()
 
 	mu        sync.Mutex
 	pages     map[string]*Page
@@ -67,6 +69,7 @@ func NewWeb() *Web { return &Web{hosts: map[string]*Host{}} }
 func (w *Web) AddHost(name string, pages map[string]*Page) *Host {
 	h := &Host{Name: name, web: w, pages: pages, served: map[string]int{}}
 	h.Server = httptest.NewServer(http.HandlerFunc(h.serve))
+	h.base, h.closeFn = h.Server.URL, h.Server.Close
 	w.mu.Lock()
 	w.hosts[name] = h
 	w.order = append(w.order, name)
@@ -95,15 +98,15 @@ func (w *Web) Hosts() []*Host {
 // Close stops every server.
 func (w *Web) Close() {
 	for _, h := range w.Hosts() {
-		h.Server.Close()
+		h.closeFn()
 	}
 }
 
 // URL is the host's base URL plus path.
-func (h *Host) URL(path string) string { return h.Server.URL + path }
+func (h *Host) URL(path string) string { return h.base + path }
 
 // Authority is the host's host:port.
-func (h *Host) Authority() string { return strings.TrimPrefix(h.Server.URL, "http://") }
+func (h *Host) Authority() string { return strings.TrimPrefix(h.base, "http://") }
 
 // SetPage adds or replaces a page while the web runs.
 func (h *Host) SetPage(path string, p *Page) {
@@ -183,7 +186,7 @@ func (h *Host) expand(s string) string {
 		name := s[i+7 : i+j]
 		repl := "http://unknown.invalid"
 		if o := h.web.Host(name); o != nil {
-			repl = o.Server.URL
+			repl = o.base
 		}
 		s = s[:i] + repl + s[i+j+2:]
 	}

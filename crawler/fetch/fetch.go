@@ -27,6 +27,9 @@ type Options struct {
 	Timeout        time.Duration // 60s for the whole exchange, body included
 	MaxBody        int64         // 10 MiB; the rest is not read
 	AllowPrivate   bool          // permit loopback and private addresses
+	// DialContext, if set, replaces the dialer, and with it the private
+	// address guard. For tests over an in-memory network (crawltest.PipeNet).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (o *Options) defaults() {
@@ -57,9 +60,13 @@ func New(opts Options) *Fetcher {
 	if !opts.AllowPrivate {
 		dialer.ControlContext = guard
 	}
+	dial := dialer.DialContext
+	if opts.DialContext != nil {
+		dial = opts.DialContext
+	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address
-		DialContext:           dialer.DialContext,
+		DialContext:           dial,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   2,

@@ -1,0 +1,91 @@
+package crawltest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// PipeNet is an in-memory network of net.Pipe connections. Inside a
+// testing/synctest bubble its reads and writes block durably, so the fake
+// clock advances only when the whole crawl waits: timing tests then see
+// exact, load-independent gaps.
+type PipeNet struct {
+	mu sync.Mutex
+	ls map[string]*pipeListener
+}
+
+// NewPipeNet returns an empty network.
+func NewPipeNet() *PipeNet { return &PipeNet{ls: map[string]*pipeListener{}} }
+
+// Dial connects to the listener at addr; it is a fetch.Options.DialContext.
+func (n *PipeNet) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
+	n.mu.Lock()
+	l := n.ls[addr]
+	n.mu.Unlock()
+	if l == nil {
+		return nil, fmt.Errorf("pipenet: connection refused: %s", addr)
+	}
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, fmt.Errorf("pipenet: %s closed", addr)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+type pipeListener struct {
+	addr  pipeAddr
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+type pipeAddr string
+
+func (a pipeAddr) Network() string { return "pipe" }
+func (a pipeAddr) String() string  { return string(a) }
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return l.addr }
+
+// AddPipeHost serves pages as http://host/ (port 80) on the pipe network,
+// with the same logging as AddHost. Close the web inside the bubble that
+// created it.
+func (w *Web) AddPipeHost(name string, n *PipeNet, host string, pages map[string]*Page) *Host {
+	addr := host + ":80"
+	l := &pipeListener{addr: pipeAddr(addr), conns: make(chan net.Conn), done: make(chan struct{})}
+	n.mu.Lock()
+	n.ls[addr] = l
+	n.mu.Unlock()
+	h := &Host{Name: name, web: w, pages: pages, served: map[string]int{}, base: "http://" + host}
+	srv := &http.Server{Handler: http.HandlerFunc(h.serve)}
+	h.closeFn = func() {
+		srv.Close()
+		l.Close()
+	}
+	go srv.Serve(l)
+	w.mu.Lock()
+	w.hosts[name] = h
+	w.order = append(w.order, name)
+	w.mu.Unlock()
+	return h
+}
