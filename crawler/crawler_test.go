@@ -87,7 +87,7 @@ func TestCrawlStandardWeb(t *testing.T) {
 			gap = cfg.DefaultDelay
 		}
 		notFetch := MustNotFetchSet(h.Name)
-		for _, v := range h.Violations(gap, 5*time.Millisecond, func(p string) bool { return notFetch[p] }) {
+		for _, v := range h.Violations(gap, crawltest.Slack, func(p string) bool { return notFetch[p] }) {
 			t.Error(v)
 		}
 		for _, r := range h.Log() {

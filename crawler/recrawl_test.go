@@ -73,7 +73,7 @@ func TestRecrawl(t *testing.T) {
 	if r := recs[h.URL("/same")]; r.Title != "Same" || r.Status != 200 || r.CheckedAt.IsZero() || !r.CheckedAt.After(r.FetchedAt) {
 		t.Errorf("a 304 must keep the record and update checked_at: %+v", r)
 	}
-	for _, v := range h.Violations(cfg.DefaultDelay, 5*time.Millisecond, nil) {
+	for _, v := range h.Violations(cfg.DefaultDelay, crawltest.Slack, nil) {
 		t.Error(v)
 	}
 	if n := h.Count("/robots.txt"); n != 1 {

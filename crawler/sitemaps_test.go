@@ -61,7 +61,7 @@ func TestSitemapsFindOrphans(t *testing.T) {
 	if n := len(web.Host("elsewhere").Log()); n != 0 {
 		t.Errorf("the other host got %d requests", n)
 	}
-	for _, v := range shop.Violations(50*time.Millisecond, 5*time.Millisecond, nil) {
+	for _, v := range shop.Violations(50*time.Millisecond, crawltest.Slack, nil) {
 		t.Error(v)
 	}
 	recs := records(t, db)

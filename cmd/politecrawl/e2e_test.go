@@ -154,7 +154,7 @@ func checkComplete(t *testing.T, w *crawltest.Web, names []string, pages int, cf
 	repeats := 0
 	for _, n := range names {
 		h := w.Host(n)
-		for _, v := range h.Violations(e2eDelay, 5*time.Millisecond, nil) {
+		for _, v := range h.Violations(e2eDelay, crawltest.Slack, nil) {
 			t.Error(v)
 		}
 		for _, p := range append(crawltest.TreePaths(pages), "/robots.txt") {
