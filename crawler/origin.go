@@ -203,9 +203,10 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		if err != nil || rec == nil {
 			return err
 		}
+		prev := rec.State // queued, or fetched for a recheck
 		rec.State, rec.Error = storage.Failed, reason
 		c.event(Event{URL: rec.URL, State: string(storage.Failed), Reason: reason})
-		if err := tx.PutURL(rec, storage.Queued); err != nil {
+		if err := tx.PutURL(rec, prev); err != nil {
 			return err
 		}
 		if err := tx.Dequeue(host, e.seq); err != nil {

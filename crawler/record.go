@@ -154,7 +154,8 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t 
 	}
 	rec.Error = why
 	c.event(Event{URL: rec.URL, State: "retry", Reason: why + ", host backs off until " + until.Format(time.TimeOnly)})
-	if err := tx.PutURL(rec, storage.Queued); err != nil {
+	// The state is unchanged: queued, or fetched for a recheck.
+	if err := tx.PutURL(rec, rec.State); err != nil {
 		return err
 	}
 	if err := tx.Dequeue(t.host, t.seq); err != nil {

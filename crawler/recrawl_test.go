@@ -146,3 +146,41 @@ func TestNewerLastmodMakesPageDueEarly(t *testing.T) {
 		return nil
 	})
 }
+
+func TestRecheckRetryKeepsCounters(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Status: 404},
+		"/":           {Body: "v1", ETag: `"1"`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl, cfg.BackoffBase = 20*time.Millisecond, 200*time.Millisecond, 20*time.Millisecond
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	for h.Count("/") == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The recheck now meets a 503 once, then the page again.
+	h.SetPage("/", &crawltest.Page{Body: "v2", ETag: `"2"`, FailTimes: h.Count("/") + 1, FailStatus: 503})
+	for !statusSeen(h, "/", 503) || h.Count("/") < 3 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		got := tx.Counts()
+		if got[storage.Fetched] != 1 || got[storage.Queued] < 0 || got[storage.Queued] > 1 {
+			t.Errorf("counters after a retried recheck: %v, want 1 fetched and 0 or 1 queued", got)
+		}
+		return nil
+	})
+}
