@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProgressOnTerminal runs `run` under a pseudo-terminal (util-linux
+// script) and checks the one-line progress display replaces per-fetch log
+// lines there.
+func TestProgressOnTerminal(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("util-linux script not installed: no pseudo-terminal to test with")
+	}
+	const pages = 30
+	w, names := treeWeb(pages)
+	defer w.Close()
+	cfg, _ := e2eConfig(t, w, names)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, script, "-qfec", binary+" run -c "+cfg, "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("run under a terminal: %v\n%s", err, out)
+	}
+	text := string(out)
+	if !regexp.MustCompile(`fetched \d+  queued \d+  in flight \d+  [\d.]+ pages/s  \d+ hosts waiting on politeness`).MatchString(text) {
+		t.Errorf("no progress line in the terminal output:\n%q", text)
+	}
+	if strings.Contains(text, "msg=fetch") {
+		t.Errorf("per-fetch log lines on a terminal:\n%s", text)
+	}
+	if !strings.Contains(text, "crawl stopped fetched=120") {
+		t.Errorf("no final summary:\n%q", text)
+	}
+}
