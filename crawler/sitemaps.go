@@ -164,11 +164,10 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time
 	if err := c.scheduleSitemap(tx, t.url); err != nil {
 		return err
 	}
-	c.event(Event{URL: t.url, State: "sitemap", Status: p200(r), Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
+	c.event(Event{URL: t.url, State: "sitemap", Status: r.page.Status, Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
 	return tx.PutSitemap(rec)
 }
 
-func p200(r result) int { return r.page.Status }
 
 func (c *Crawler) readIndex(tx *storage.Tx, rec *storage.SitemapRecord, entries []sitemap.Entry) error {
 	for _, e := range entries {
