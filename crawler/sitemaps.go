@@ -168,7 +168,6 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time
 	return tx.PutSitemap(rec)
 }
 
-
 func (c *Crawler) readIndex(tx *storage.Tx, rec *storage.SitemapRecord, entries []sitemap.Entry) error {
 	for _, e := range entries {
 		n, err := urlnorm.Normalise(e.URL)
