@@ -32,6 +32,9 @@ type Config struct {
 	RobotsRetryBase time.Duration // first robots.txt retry delay, doubling (default 15s)
 	RobotsTTL       time.Duration // robots.txt cache lifetime (default 24h)
 	MaxRedirects    int           // redirect hops followed from one URL (default 10)
+	// MaxLinksPerPage caps the links of one page that are queued (default
+	// 10,000); the rest are counted in the page's record, not queued.
+	MaxLinksPerPage int
 	ShutdownGrace   time.Duration // in-flight fetches allowed to finish on stop (default 5s)
 	// Recrawl, when positive, keeps Run going after the frontier drains:
 	// every fetched page (and read sitemap) is due again this long after
@@ -87,6 +90,9 @@ func (c *Config) Defaults() {
 	}
 	if c.RobotsTTL <= 0 {
 		c.RobotsTTL = 24 * time.Hour
+	}
+	if c.MaxLinksPerPage <= 0 {
+		c.MaxLinksPerPage = 10000
 	}
 	if c.MaxRedirects <= 0 {
 		c.MaxRedirects = 10

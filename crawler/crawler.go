@@ -28,11 +28,14 @@ type Crawler struct {
 	hosts   map[string]*hostState
 	origins map[string]*originState
 
-	inflight int
-	nextDue  time.Time // earliest scheduled recrawl; zero if none
-	events   []Event   // outcomes of the transaction being built
-	fetchCtx context.Context
-	crashed  bool // the previous run did not stop cleanly
+	inflight  int
+	pending   []*pendingPage       // link-heavy pages whose links are being admitted
+	flying    map[string]time.Time // hosts with a request in flight, and when it was handed out
+	nextDue   time.Time            // earliest scheduled recrawl; zero if none
+	events    []Event              // outcomes of the transaction being built
+	fetchCtx  context.Context
+	crashed   bool // the previous run did not stop cleanly
+	abandoned bool // the stop gave up on busy workers
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
@@ -74,6 +77,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		sched:   frontier.NewScheduler(),
 		hosts:   map[string]*hostState{},
 		origins: map[string]*originState{},
+		flying:  map[string]time.Time{},
 		control: make(chan call),
 		stopped: make(chan struct{}),
 	}
@@ -234,9 +238,12 @@ func (c *Crawler) Run(ctx context.Context) error {
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}
+	if err == nil {
+		err = c.abandonPending()
+	}
 	close(tasks)
 	cancelFetch()
-	wg.Wait()
+	c.waitWorkers(&wg)
 	c.fetcher.Close()
 	if err != nil {
 		return err
@@ -250,6 +257,10 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 	gaugeTick := time.NewTicker(time.Second)
 	defer gaugeTick.Stop()
 	for {
+		if ctx.Err() != nil {
+			c.log.Info("stopping: no new requests", "in_flight", c.inflight)
+			return nil
+		}
 		if err := c.promoteDue(); err != nil {
 			return err
 		}
@@ -257,7 +268,15 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
-		if c.inflight == 0 && wait < 0 && c.cfg.Recrawl <= 0 {
+		if len(c.pending) > 0 {
+			// Admit a chunk of links per turn, and serve everything else
+			// in between.
+			if err := c.admitChunk(); err != nil {
+				return err
+			}
+			wait = 0
+		}
+		if c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.cfg.Recrawl <= 0 {
 			c.log.Info("crawl drained")
 			return nil
 		}
@@ -288,11 +307,19 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 	}
 }
 
+// stopMargin is how long a stop waits, after the shutdown grace has
+// cancelled the in-flight fetches, for work that does not watch a context
+// (parsing a page that already arrived) before it gives up on it.
+const stopMargin = time.Second
+
 // finishInFlight lets in-flight fetches complete for ShutdownGrace, then
-// cancels the rest; their URLs stay queued.
+// cancels the rest; their URLs stay queued. A worker still busy
+// stopMargin after that is given up on: its URL stays queued and its host
+// counts a request at this moment, so the restart keeps the spacing.
 func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.CancelFunc) error {
 	grace := time.NewTimer(c.cfg.ShutdownGrace)
 	defer grace.Stop()
+	var giveUp <-chan time.Time
 	for c.inflight > 0 {
 		select {
 		case r := <-results:
@@ -302,8 +329,78 @@ func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.Canc
 		case <-grace.C:
 			c.log.Info("cancelling in-flight fetches; their URLs stay queued", "in_flight", c.inflight)
 			cancelFetch()
+			giveUp = time.After(stopMargin)
+		case <-giveUp:
+			return c.abandonInFlight()
 		}
 	}
+	return nil
+}
+
+// abandonInFlight records, for every host whose request has not come
+// back, a request at this moment: it may have reached the server.
+func (c *Crawler) abandonInFlight() error {
+	now := c.cfg.Now()
+	c.log.Warn("stopping without waiting for busy workers; their URLs stay queued", "in_flight", c.inflight)
+	err := c.db.Update(func(tx *storage.Tx) error {
+		for host := range c.flying {
+			h := c.host(host)
+			h.rec.LastRequest = now
+			if err := tx.PutHost(host, h.rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("stop: keep in-flight hosts' last requests: %w", err)
+	}
+	c.abandoned = true
+	return nil
+}
+
+// waitWorkers waits for the workers to return, unless some were given up
+// on at the stop: those finish on their own (they touch neither the state
+// file nor the coordinator's state) while the process exits.
+func (c *Crawler) waitWorkers(wg *sync.WaitGroup) {
+	if !c.abandoned {
+		wg.Wait()
+		return
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopMargin):
+	}
+}
+
+// abandonPending gives up the link-heavy pages whose links were still
+// being admitted when the crawl stopped: they stay queued and are fetched
+// again after a restart (the links admitted so far are seen then). Their
+// hosts' last request times are kept, so the restart spaces them.
+func (c *Crawler) abandonPending() error {
+	if len(c.pending) == 0 {
+		return nil
+	}
+	err := c.db.Update(func(tx *storage.Tx) error {
+		for _, p := range c.pending {
+			h := c.host(p.r.task.host)
+			h.rec.LastRequest = p.r.started
+			if !p.r.sent.IsZero() {
+				h.rec.LastRequest = p.r.sent
+			}
+			if err := tx.PutHost(p.r.task.host, h.rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("stop: keep hosts' last requests: %w", err)
+	}
+	c.log.Info("stopped while admitting links; those pages stay queued", "pages", len(c.pending))
+	c.pending = nil
 	return nil
 }
 
@@ -320,6 +417,19 @@ func (c *Crawler) commit(first result, results <-chan result) error {
 		default:
 		}
 		break
+	}
+	n := 0
+	for _, r := range batch {
+		if bigPage(r) {
+			c.startPending(r)
+			continue
+		}
+		batch[n] = r
+		n++
+	}
+	batch = batch[:n]
+	if len(batch) == 0 {
+		return nil
 	}
 	err := c.update(func(tx *storage.Tx) error {
 		for _, r := range batch {

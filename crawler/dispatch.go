@@ -25,6 +25,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 		}
 		if send {
 			c.inflight++
+			c.flying[t.host] = now
 			tasks <- t
 		}
 	}

@@ -20,7 +20,10 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	now := c.cfg.Now()
 	host := r.task.host
 	h := c.host(host)
-	c.inflight--
+	if !r.freed {
+		c.inflight--
+		delete(c.flying, host)
+	}
 	if !r.sent.IsZero() {
 		c.sched.Started(host, r.sent)
 		r.started = r.sent
@@ -99,7 +102,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 	if r.parsed != nil {
 		rec.Title = r.parsed.Title
 		rec.NoIndex, rec.NoFollow = r.parsed.Directives.NoIndex, r.parsed.Directives.NoFollow
-		if err := c.followLinks(tx, rec, r.parsed.Links); err != nil {
+		if err := c.followLinks(tx, rec, r); err != nil {
 			return err
 		}
 		if r.gzBody != nil && !rec.NoIndex {
@@ -199,15 +202,26 @@ func (c *Crawler) followRedirect(tx *storage.Tx, rec *storage.URLRecord, locatio
 	return c.discover(tx, frontier.Candidate{URL: n, Depth: rec.Depth, Via: "redirect", Parent: rec.URL, Redirects: rec.Redirects + 1})
 }
 
-// followLinks normalises a page's links into the record and admits them,
-// unless the page said nofollow (then extract returned none).
-func (c *Crawler) followLinks(tx *storage.Tx, rec *storage.URLRecord, links []string) error {
-	for _, l := range links {
-		n, err := urlnorm.Normalise(l)
-		if err != nil {
-			continue
-		}
-		rec.Links = append(rec.Links, n)
+// followLinks keeps a page's links in its record and admits them, unless
+// the page said nofollow (then extract returned none). A link-heavy page
+// had its links admitted in chunks before this (see admitChunk).
+func (c *Crawler) followLinks(tx *storage.Tx, rec *storage.URLRecord, r result) error {
+	if r.links == nil {
+		return nil
+	}
+	rec.Links = append(rec.Links, r.links.urls...)
+	rec.LinksDropped = r.links.dropped
+	if err := recordBadLinks(tx, rec.URL, rec.Depth+1, r.links.bad); err != nil {
+		return err
+	}
+	if r.links.dropped > 0 || r.links.badMore > 0 {
+		c.log.Info("links not queued", "url", rec.URL, "over_limit", r.links.dropped, "unusable_uncounted", r.links.badMore,
+			"limit", c.cfg.MaxLinksPerPage)
+	}
+	if r.freed {
+		return nil
+	}
+	for _, n := range r.links.urls {
 		if err := c.discover(tx, frontier.Candidate{URL: n, Depth: rec.Depth + 1, Via: "link", Parent: rec.URL}); err != nil {
 			return err
 		}

@@ -47,8 +47,10 @@ type result struct {
 	gzBody   []byte // the body compressed for storage, when it is to be kept
 	entries  []sitemap.Entry
 	smResult sitemap.Result
-	next     string    // robots: a redirect still to follow
-	sent     time.Time // when the request headers were written; zero if never
+	next     string     // robots: a redirect still to follow
+	sent     time.Time  // when the request headers were written; zero if never
+	links    *pageLinks // a page's outlinks, normalised on the worker
+	freed    bool       // the worker slot was released before recording (link-heavy page)
 }
 
 // worker runs tasks until tasks is closed. It never sleeps for politeness:
@@ -98,6 +100,11 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 		}
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, c.cfg.Agent)}
+	}
+	if r.parsed != nil {
+		pl := normaliseLinks(r.parsed.Links, c.cfg.MaxLinksPerPage)
+		r.links = &pl
+		r.parsed.Links = nil
 	}
 	if c.cfg.StoreBodies && r.parsed != nil && !r.parsed.Directives.NoIndex {
 		// Compressing here keeps the work off the coordinator.
