@@ -8,8 +8,10 @@ BENCHTIME ?= 1s
 
 all: build
 
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/politecrawl
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/politecrawl
 
 # The race detector is on for every package: most of them are concurrent.
 test: lint

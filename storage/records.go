@@ -40,8 +40,8 @@ type URLRecord struct {
 	LastModified string    `json:"last_modified,omitempty"`
 	Bytes        int64     `json:"bytes,omitempty"`
 	LinksDropped int       `json:"links_dropped,omitempty"` // links past limits.max_links_per_page: counted, not queued
-	CheckedAt    time.Time `json:"checked_at,omitzero"` // last recrawl check, 304 included
-	NextCheck    time.Time `json:"next_check,omitzero"` // when the recrawl is due; zero while queued
+	CheckedAt    time.Time `json:"checked_at,omitzero"`     // last recrawl check, 304 included
+	NextCheck    time.Time `json:"next_check,omitzero"`     // when the recrawl is due; zero while queued
 }
 
 // HostRecord is the politeness state of one authority (host[:port]) that

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -47,6 +51,7 @@ type Config struct {
 		MaxRetryAfter    time.Duration `mapstructure:"max_retry_after"`
 		RobotsRetries    int           `mapstructure:"robots_retries"`
 		RobotsRetryDelay time.Duration `mapstructure:"robots_retry_delay"`
+		AllowFast        bool          `mapstructure:"allow_fast"`
 	} `mapstructure:"politeness"`
 	Sitemaps              bool `mapstructure:"sitemaps"`
 	SitemapFetchesPerHost int  `mapstructure:"sitemap_fetches_per_host"`
@@ -57,6 +62,9 @@ type Config struct {
 		Timeout        time.Duration `mapstructure:"timeout"`
 		MaxBody        int64         `mapstructure:"max_body"`
 	} `mapstructure:"network"`
+	Limits struct {
+		MaxLinksPerPage int `mapstructure:"max_links_per_page"`
+	} `mapstructure:"limits"`
 	Storage struct {
 		StoreBodies bool `mapstructure:"store_bodies"`
 	} `mapstructure:"storage"`
@@ -96,6 +104,8 @@ var defaults = map[string]any{
 	"politeness.max_retry_after":    "1h",
 	"politeness.robots_retries":     3,
 	"politeness.robots_retry_delay": "15s",
+	"politeness.allow_fast":         false,
+	"limits.max_links_per_page":     10000,
 	"sitemaps":                      false,
 	"sitemap_fetches_per_host":      100,
 	"network.allow_private":         false,
@@ -137,6 +147,9 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 			return nil, usagef("config %s: %v", path, err)
 		}
 	}
+	if err := durationsHaveUnits(v); err != nil {
+		return nil, usagef("config %s: %v", path, err)
+	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, usagef("config %s: %v", path, unknownKeys(err))
@@ -144,7 +157,71 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 	if err := c.Validate(); err != nil {
 		return nil, usagef("config %s: %v", path, err)
 	}
+	c.State = resolveState(c.State, path, v.InConfig("state") && !flagChanged(flags, "state") && os.Getenv("POLITECRAWL_STATE") == "")
 	return &c, nil
+}
+
+// minDelay is the politeness floor: a default_delay below it is refused
+// unless politeness.allow_fast says the operator means it.
+const minDelay = 100 * time.Millisecond
+
+// durationKeys lists the config keys of type time.Duration.
+var durationKeys = func() []string {
+	var keys []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			key := prefix + f.Tag.Get("mapstructure")
+			switch {
+			case f.Type == reflect.TypeFor[time.Duration]():
+				keys = append(keys, key)
+			case f.Type.Kind() == reflect.Struct:
+				walk(f.Type, key+".")
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), "")
+	sort.Strings(keys)
+	return keys
+}()
+
+// durationsHaveUnits refuses a duration written as a bare number: YAML
+// reads `default_delay: 2` as the integer 2, which would otherwise become
+// 2 ns and hammer the site. 0 alone is unambiguous and allowed.
+func durationsHaveUnits(v *viper.Viper) error {
+	var errs []string
+	for _, key := range durationKeys {
+		switch n := v.Get(key).(type) {
+		case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+			if fmt.Sprint(n) != "0" {
+				errs = append(errs, fmt.Sprintf("%s: %v has no unit; write it with one, e.g. %vs or %vms (units: ms, s, m, h)", key, n, n, n))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func flagChanged(flags *pflag.FlagSet, name string) bool {
+	if flags == nil {
+		return false
+	}
+	f := flags.Lookup(name)
+	return f != nil && f.Changed
+}
+
+// resolveState makes a relative state path from the config file relative
+// to the file's folder, so that `run -c /etc/x/crawl.yaml` finds the same
+// state from any working directory. Paths from --state or the environment
+// stay relative to the working directory, as paths on a command line do.
+func resolveState(state, configPath string, fromFile bool) string {
+	if !fromFile || configPath == "" || filepath.IsAbs(state) {
+		return state
+	}
+	return filepath.Join(filepath.Dir(configPath), state)
 }
 
 // unknownKeys rewrites mapstructure's messages into one line: misspelt
@@ -210,6 +287,12 @@ func (c *Config) Validate() error {
 			bad(key, "%v must not be negative", d)
 		}
 	}
+	if c.Politeness.DefaultDelay < minDelay && !c.Politeness.AllowFast {
+		bad("politeness.default_delay", "%v is below the %v floor; set politeness.allow_fast: true if you run the sites you crawl", c.Politeness.DefaultDelay, minDelay)
+	}
+	if c.Limits.MaxLinksPerPage < 1 {
+		bad("limits.max_links_per_page", "%d must be at least 1", c.Limits.MaxLinksPerPage)
+	}
 	if c.Politeness.MaxDelay > 0 && c.Politeness.MaxDelay < c.Politeness.DefaultDelay {
 		bad("politeness.max_delay", "%v is below politeness.default_delay %v", c.Politeness.MaxDelay, c.Politeness.DefaultDelay)
 	}
@@ -269,6 +352,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		MaxHold:         c.Politeness.MaxRetryAfter,
 		RobotsRetries:   robotsRetries(c.Politeness.RobotsRetries),
 		RobotsRetryBase: c.Politeness.RobotsRetryDelay,
+		MaxLinksPerPage: c.Limits.MaxLinksPerPage,
 		ShutdownGrace:   c.Daemon.ShutdownTimeout,
 		Recrawl:         c.Daemon.RecrawlInterval,
 		StoreBodies:     c.Storage.StoreBodies,

@@ -76,6 +76,15 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"politeness:\n  default_delay: soon\n", "default_delay"},
 		{"agent: [\n", "config"},
 		{"workers: lots\n", "'workers' cannot parse"},
+		// A duration without a unit would be nanoseconds: refused, naming the key.
+		{"politeness:\n  default_delay: 2\n", "politeness.default_delay: 2 has no unit"},
+		{"politeness:\n  max_delay: 1.5\n", "politeness.max_delay: 1.5 has no unit"},
+		{"daemon:\n  shutdown_timeout: 30\n", "daemon.shutdown_timeout: 30 has no unit"},
+		{"network:\n  timeout: 60\n", "network.timeout"},
+		// Below the politeness floor without allow_fast.
+		{"politeness:\n  default_delay: 2ms\n", "politeness.default_delay: 2ms is below the 100ms floor"},
+		{"politeness:\n  default_delay: 0s\n", "politeness.allow_fast"},
+		{"limits:\n  max_links_per_page: 0\n", "limits.max_links_per_page"},
 	} {
 		_, err := loadConfig(writeConfig(t, c.yaml), pflag.NewFlagSet("x", pflag.ContinueOnError), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -101,5 +110,48 @@ func TestConfigPrecedence(t *testing.T) {
 	if c.State != "from-flag.db" || c.Workers != 5 || c.Politeness.DefaultDelay != 2*time.Second ||
 		c.Politeness.MaxDelay != 90*time.Second || len(c.Seeds) != 2 {
 		t.Errorf("precedence: state %q workers %d delay %v max %v seeds %q", c.State, c.Workers, c.Politeness.DefaultDelay, c.Politeness.MaxDelay, c.Seeds)
+	}
+}
+
+func TestConfigDurations(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want time.Duration
+	}{
+		{"politeness:\n  default_delay: 2s\n", 2 * time.Second},
+		{"politeness:\n  default_delay: 250ms\n", 250 * time.Millisecond},
+		{"politeness:\n  default_delay: 20ms\n  allow_fast: true\n", 20 * time.Millisecond},
+		{"politeness:\n  default_delay: 0\n  allow_fast: true\n", 0},
+	} {
+		cfg, err := loadConfig(writeConfig(t, c.yaml), pflag.NewFlagSet("x", pflag.ContinueOnError), nil)
+		if err != nil {
+			t.Errorf("%q: %v", c.yaml, err)
+			continue
+		}
+		if cfg.Politeness.DefaultDelay != c.want {
+			t.Errorf("%q: default_delay %v, want %v", c.yaml, cfg.Politeness.DefaultDelay, c.want)
+		}
+	}
+	// The environment is as strict as the file.
+	t.Setenv("POLITECRAWL_POLITENESS_DEFAULT_DELAY", "2")
+	if _, err := loadConfig(writeConfig(t, "workers: 2\n"), pflag.NewFlagSet("x", pflag.ContinueOnError), nil); err == nil {
+		t.Error("POLITECRAWL_POLITENESS_DEFAULT_DELAY=2 accepted")
+	}
+}
+
+func TestRelativeStateResolvesAgainstTheConfigFile(t *testing.T) {
+	path := writeConfig(t, "state: crawl.db\n")
+	cfg, err := loadConfig(path, pflag.NewFlagSet("x", pflag.ContinueOnError), flagBinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(filepath.Dir(path), "crawl.db"); cfg.State != want {
+		t.Errorf("state %q, want %q", cfg.State, want)
+	}
+	flags := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	flags.String("state", "", "")
+	flags.Parse([]string{"--state", "here.db"})
+	if cfg, err = loadConfig(path, flags, flagBinds); err != nil || cfg.State != "here.db" {
+		t.Errorf("--state here.db: state %q, %v; want it relative to the working directory", cfg.State, err)
 	}
 }

@@ -66,6 +66,7 @@ scope:
   hosts: [%s]
 politeness:
   default_delay: %s
+  allow_fast: true
 network:
   allow_private: true
 daemon:
@@ -203,11 +204,26 @@ func TestGracefulStopAndResume(t *testing.T) {
 	cfg, state := e2eConfig(t, w, names)
 
 	cmd := startRun(t, cfg, w, 20)
-	// While it runs, status says the file is held, at once.
+	// While it runs (no http.listen), status and export ask the crawl
+	// through its control socket; --state alone stands in for -c.
 	start := time.Now()
-	out, err := exec.Command(binary, "status", "-c", cfg).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "a crawl is running on "+state) || time.Since(start) > 3*time.Second {
+	out, err := exec.Command(binary, "status", "--state", state).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), state+" (running)") || time.Since(start) > 3*time.Second {
 		t.Errorf("status during a crawl: %v after %v: %s", err, time.Since(start), out)
+	}
+	live := filepath.Join(t.TempDir(), "live.jsonl")
+	if out, err := exec.Command(binary, "export", "-c", cfg, "-o", live).CombinedOutput(); err != nil {
+		t.Errorf("export during a crawl: %v: %s", err, out)
+	} else if data, _ := os.ReadFile(live); bytes.Count(data, []byte("\n")) == 0 {
+		t.Errorf("export during a crawl wrote no records")
+	} else {
+		for line := range bytes.Lines(data) {
+			var r ExportRecord
+			if err := json.Unmarshal(line, &r); err != nil || r.URL == "" || r.State == "queued" {
+				t.Errorf("live export line %q: %v", line, err)
+				break
+			}
+		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	stopped := make(chan error, 1)

@@ -3,8 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/politecrawl/politecrawl/storage"
@@ -31,47 +35,136 @@ parent, attempts, lastmod, etag and last_modified.`,
 			if err != nil {
 				return err
 			}
-			w := stdout
-			if out != "" && out != "-" {
-				file, err := os.Create(out)
-				if err != nil {
-					return err
-				}
-				defer file.Close()
-				w = file
+			if out == "" || out == "-" {
+				return export(cfg, stdout)
 			}
-			return export(cfg.State, w)
+			return writeFileAtomic(out, func(w io.Writer) error { return export(cfg, w) })
 		},
 	}
 	addCommonFlags(cmd, &f)
 	cmd.Flags().StringVar(&format, "format", "jsonl", "output format (jsonl)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout (replaced only once the export is complete)")
 	return cmd
 }
 
-func export(path string, w io.Writer) error {
-	db, err := openForReading(path)
+// writeFileAtomic writes path through a temporary file in the same folder,
+// renamed over path only once fill succeeded and the data is on disk: a
+// failed export leaves an existing file as it was.
+func writeFileAtomic(path string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("export to %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("export to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("export to %s: %w", path, err)
+	}
+	ok = true
+	return nil
+}
+
+// export writes the jsonl export of the crawl on cfg.State: from the file,
+// or, while a crawl holds it, from that crawl.
+func export(cfg *Config, w io.Writer) error {
+	db, err := openForReading(cfg.State)
+	if errors.Is(err, storage.ErrLocked) {
+		return exportFromCrawl(crawlAPI{cfg.State, cfg.HTTP.Listen}, w)
+	}
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	return writeExport(db, w)
+}
+
+// exportPage is how many records one read transaction of an export covers.
+const exportPage = 2000
+
+// writeExport writes every decided URL of db as one JSON line. It reads in
+// pages of short transactions, so that a crawl running on db is not held
+// up: each record is as committed, and each URL appears once.
+func writeExport(db *storage.DB, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
-	err = db.View(func(tx *storage.Tx) error {
-		if !tx.Initialised() {
-			return nil
-		}
-		return tx.ForEachURL(func(r *storage.URLRecord) error {
-			if r.State == storage.Queued {
+	after, more := "", true
+	for more {
+		err := db.View(func(tx *storage.Tx) error {
+			if !tx.Initialised() {
+				more = false
 				return nil
 			}
-			return enc.Encode(newExportRecord(r))
+			var err error
+			after, more, err = tx.ForEachURLAfter(after, exportPage, func(r *storage.URLRecord) error {
+				if r.State == storage.Queued {
+					return nil
+				}
+				return enc.Encode(newExportRecord(r))
+			})
+			return err
 		})
-	})
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}
+
+// exportTrailer carries an error that happened after the export's first
+// bytes were sent: a response without it is incomplete.
+const exportTrailer = "X-Export-Error"
+
+// exportFromCrawl streams the export from the running crawl's /export.
+func exportFromCrawl(api crawlAPI, w io.Writer) error {
+	resp, err := api.do("GET", "/export", "", nil)
 	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("a crawl is running on %s: GET /export: HTTP %d", api.state, resp.StatusCode)
+	}
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return fmt.Errorf("export from the running crawl: %w", err)
+	}
+	msg, ok := resp.Trailer[http.CanonicalHeaderKey(exportTrailer)]
+	switch {
+	case !ok:
+		return fmt.Errorf("export from the running crawl: incomplete (it stopped while sending)")
+	case len(msg) > 0 && msg[0] != "" && msg[0] != "ok":
+		return fmt.Errorf("export from the running crawl: %s", msg[0])
+	}
+	return nil
+}
+
+// serveExport is the daemon's GET /export.
+func serveExport(db *storage.DB) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Trailer", exportTrailer)
+		msg := "ok"
+		if err := writeExport(db, w); err != nil {
+			msg = err.Error()
+		}
+		w.Header().Set(exportTrailer, msg)
+	}
 }
 
 // ExportRecord is one line of the jsonl export. The first twelve fields

@@ -37,8 +37,15 @@ func addCommonFlags(cmd *cobra.Command, f *commonFlags) {
 }
 
 func (f *commonFlags) load(cmd *cobra.Command) (*Config, error) {
+	if f.config == "" && f.state != "" && cmd.Name() != "run" {
+		// --state alone: the defaults, with this state file.
+		return loadConfig("", cmd.Flags(), flagBinds)
+	}
 	if f.config == "" {
-		return nil, usagef("%s: -c FILE is required", cmd.Name())
+		if cmd.Name() == "run" {
+			return nil, usagef("run: -c FILE is required")
+		}
+		return nil, usagef("%s: -c FILE or --state PATH is required", cmd.Name())
 	}
 	return loadConfig(f.config, cmd.Flags(), flagBinds)
 }
@@ -50,6 +57,13 @@ func newLogger(w io.Writer, c *Config, level *slog.LevelVar) *slog.Logger {
 	level.Set(l)
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Log.Format == "json" {
+		// Durations as "1.5s", not integer nanoseconds.
+		opts.ReplaceAttr = func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindDuration {
+				return slog.String(a.Key, a.Value.Duration().String())
+			}
+			return a
+		}
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
@@ -132,7 +146,12 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	stuck := false
+	defer func() {
+		if !stuck {
+			db.Close()
+		}
+	}()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cc := cfg.crawlerConfig(d.log)
@@ -144,8 +163,14 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
+	api := newAPI(c, db, reg)
+	stopSocket, err := serveSocket(cfg.State, api, d.log)
+	if err != nil {
+		return err
+	}
+	defer stopSocket()
 	if cfg.HTTP.Listen != "" {
-		stop, err := serveAPI(cfg.HTTP.Listen, newAPI(c, reg), d.log)
+		stop, err := serveAPI(cfg.HTTP.Listen, api, d.log)
 		if err != nil {
 			return err
 		}
@@ -163,8 +188,17 @@ func (d *daemon) run() error {
 	}
 	d.notice("crawl starting", "state", cfg.State, "seeds", len(cfg.Seeds), "workers", cfg.Workers,
 		"default_delay", cfg.Politeness.DefaultDelay, "recrawl_interval", cfg.Daemon.RecrawlInterval, "user_agent", cfg.Agent.UserAgent)
+	stopping, deadline := ctx.Done(), (<-chan time.Time)(nil)
 	for {
 		select {
+		case <-stopping:
+			// The crawl answers within the shutdown grace plus its stop
+			// margin; this is the backstop should anything block.
+			stopping, deadline = nil, time.After(cfg.Daemon.ShutdownTimeout+stopBackstop)
+		case <-deadline:
+			stuck = true
+			return fmt.Errorf("did not stop within %v of the signal; exiting anyway (the state file is safe: the next run resumes as after a crash)",
+				cfg.Daemon.ShutdownTimeout+stopBackstop)
 		case err := <-done:
 			if err != nil {
 				return err
@@ -179,6 +213,10 @@ func (d *daemon) run() error {
 		}
 	}
 }
+
+// stopBackstop is how long past daemon.shutdown_timeout a stop may take
+// before run gives up waiting and exits.
+const stopBackstop = 10 * time.Second
 
 // reload re-reads the config file on SIGHUP and applies what can change
 // live; it logs what changed and what needs a restart.

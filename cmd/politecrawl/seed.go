@@ -1,15 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -33,8 +34,15 @@ next run.`,
 			if err != nil {
 				return err
 			}
+			var refused int
 			for _, r := range res {
 				fmt.Fprintf(stdout, "%s %s\n", r.Outcome, r.URL)
+				if r.Outcome == "out of scope" || strings.HasPrefix(r.Outcome, "invalid") {
+					refused++
+				}
+			}
+			if refused > 0 {
+				return fmt.Errorf("seed: %d of %d URLs not added (out of scope or invalid; see above)", refused, len(res))
 			}
 			return nil
 		},
@@ -46,18 +54,15 @@ next run.`,
 func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedResult, error) {
 	db, err := storage.Open(cfg.State, storage.Options{Timeout: 300 * time.Millisecond})
 	if errors.Is(err, storage.ErrLocked) {
-		if cfg.HTTP.Listen == "" {
-			return nil, fmt.Errorf("a crawl is running on %s; set http.listen to add seeds to it live", cfg.State)
-		}
 		body, _ := json.Marshal(SeedRequest{URLs: urls})
-		resp, err := daemonClient.Post("http://"+cfg.HTTP.Listen+"/seeds", "application/json", bytes.NewReader(body))
+		resp, err := crawlAPI{cfg.State, cfg.HTTP.Listen}.do("POST", "/seeds", "application/json", body)
 		if err != nil {
-			return nil, fmt.Errorf("post seeds to %s: %w", cfg.HTTP.Listen, err)
+			return nil, err
 		}
 		defer resp.Body.Close()
 		var out SeedResponse
 		if resp.StatusCode != 200 || json.NewDecoder(resp.Body).Decode(&out) != nil {
-			return nil, fmt.Errorf("post seeds to %s: HTTP %d", cfg.HTTP.Listen, resp.StatusCode)
+			return nil, fmt.Errorf("a crawl is running on %s: POST /seeds: HTTP %d", cfg.State, resp.StatusCode)
 		}
 		return out.Results, nil
 	}
@@ -66,6 +71,16 @@ func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedRes
 	}
 	defer db.Close()
 	cc := cfg.crawlerConfig(slog.New(slog.DiscardHandler))
+	if len(cc.Scope) == 0 {
+		// The scope a run of this config has: the config's seeds' hosts.
+		for _, s := range cc.Seeds {
+			if n, err := urlnorm.Normalise(s); err == nil {
+				cc.Scope = append(cc.Scope, urlnorm.Authority(n))
+			}
+		}
+	}
+	// Only the URLs given are added now; the config's own seeds are
+	// admitted by the next run, as always.
 	cc.Seeds = nil
 	c, err := crawler.New(db, cc)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -31,7 +32,7 @@ type SeedResponse struct {
 }
 
 // newAPI is the daemon's HTTP surface.
-func newAPI(c *crawler.Crawler, gatherer prometheus.Gatherer) http.Handler {
+func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -46,6 +47,7 @@ func newAPI(c *crawler.Crawler, gatherer prometheus.Gatherer) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, st)
 	})
+	mux.HandleFunc("GET /export", serveExport(db))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("POST /seeds", func(w http.ResponseWriter, r *http.Request) {
 		var req SeedRequest

@@ -20,7 +20,7 @@ func TestSitemapsEndToEnd(t *testing.T) {
 		t.Run(fmt.Sprintf("sitemaps=%v", on), func(t *testing.T) {
 			dir := t.TempDir()
 			cfg := filepath.Join(dir, "c.yaml")
-			os.WriteFile(cfg, []byte(fmt.Sprintf("seeds: [%q]\nstate: %q\nsitemaps: %v\npoliteness:\n  default_delay: 20ms\nnetwork:\n  allow_private: true\n",
+			os.WriteFile(cfg, []byte(fmt.Sprintf("seeds: [%q]\nstate: %q\nsitemaps: %v\npoliteness:\n  default_delay: 20ms\n  allow_fast: true\nnetwork:\n  allow_private: true\n",
 				shop.URL("/"), filepath.Join(dir, "s.db"), on)), 0o600)
 			runToEnd(t, cfg)
 			recs := exportRecords(t, cfg)

@@ -48,16 +48,14 @@ over http.listen; without http.listen it says the file is in use.`,
 	return cmd
 }
 
-// getStatus reads the state file, or asks the daemon that holds it.
+// getStatus reads the state file, or asks the crawl that holds it.
 func getStatus(cfg *Config) (*crawler.Status, error) {
 	db, err := openForReading(cfg.State)
 	if errors.Is(err, storage.ErrLocked) {
-		if cfg.HTTP.Listen == "" {
-			return nil, fmt.Errorf("a crawl is running on %s and holds it locked; set http.listen to ask it, or stop it (SIGTERM) to read the file", cfg.State)
-		}
 		var st crawler.Status
-		if err := daemonGet(cfg.HTTP.Listen, "/status", &st); err != nil {
-			return nil, fmt.Errorf("a crawl is running on %s and its endpoint %s did not answer: %w", cfg.State, cfg.HTTP.Listen, err)
+		api := crawlAPI{cfg.State, cfg.HTTP.Listen}
+		if err := api.getJSON("/status", &st); err != nil {
+			return nil, err
 		}
 		return &st, nil
 	}
@@ -68,14 +66,15 @@ func getStatus(cfg *Config) (*crawler.Status, error) {
 	return crawler.ReadStatus(db, time.Now())
 }
 
-func daemonGet(addr, path string, v any) error {
-	resp, err := daemonClient.Get("http://" + addr + path)
+// getJSON asks the running crawl for path and decodes its JSON answer.
+func (a crawlAPI) getJSON(path string, v any) error {
+	resp, err := a.do("GET", path, "", nil)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
-		return fmt.Errorf("HTTP %d", resp.StatusCode)
+		return fmt.Errorf("a crawl is running on %s: GET %s: HTTP %d", a.state, path, resp.StatusCode)
 	}
 	return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(v)
 }

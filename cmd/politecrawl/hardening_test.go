@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSeedWithoutARunningCrawl: with scope.hosts empty, the scope is the
+// config's seeds' hosts, offline as in a run.
+func TestSeedWithoutARunningCrawl(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "crawl.yaml")
+	os.WriteFile(cfg, []byte("seeds: [\"http://site.example/\"]\nstate: s.db\n"), 0o600)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"seed", "-c", cfg, "http://site.example/more"}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "queued http://site.example/more") {
+		t.Errorf("seed in scope: exit %d, %q %q", code, out.String(), errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.db")); err != nil {
+		t.Errorf("state not next to the config file: %v", err)
+	}
+	out.Reset()
+	errb.Reset()
+	code = Main(context.Background(), []string{"seed", "-c", cfg, "http://elsewhere.example/"}, &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), "out of scope http://elsewhere.example/") || !strings.Contains(errb.String(), "not added") {
+		t.Errorf("seed out of scope: exit %d, %q %q", code, out.String(), errb.String())
+	}
+}
+
+// TestFailedExportKeepsTheOutputFile: -o is replaced only by a complete
+// export.
+func TestFailedExportKeepsTheOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	os.WriteFile(out, []byte("previous export\n"), 0o600)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"export", "--state", filepath.Join(dir, "missing.db"), "-o", out}, &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("export of a missing state: exit %d (%s)", code, stderr.String())
+	}
+	if data, _ := os.ReadFile(out); string(data) != "previous export\n" {
+		t.Errorf("output file after a failed export: %q", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".out.jsonl.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"version"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "politecrawl ") || !strings.Contains(out.String(), "go1.") {
+		t.Errorf("version: exit %d %q %q", code, out.String(), errb.String())
+	}
+}
+
+func TestJSONLogDurations(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := &Config{}
+	cfg.Log.Level, cfg.Log.Format = "info", "json"
+	newLogger(&buf, cfg, new(slog.LevelVar)).Info("x", "delay", 1500*time.Millisecond)
+	if !strings.Contains(buf.String(), `"delay":"1.5s"`) {
+		t.Errorf("json log: %s", buf.String())
+	}
+}
+
+// TestControlSocketPath: the socket sits beside the state file, or in the
+// temporary directory when that path is too long for a Unix socket.
+func TestControlSocketPath(t *testing.T) {
+	if got := controlSocket("/var/lib/pc/crawl.db"); got != "/var/lib/pc/crawl.db.sock" {
+		t.Errorf("short path: %s", got)
+	}
+	long := "/" + strings.Repeat("d", 120) + "/crawl.db"
+	got := controlSocket(long)
+	if len(got) > maxSocketPath || got != controlSocket(long) || got == controlSocket(long+"2") {
+		t.Errorf("long path: %s", got)
+	}
+}
