@@ -19,14 +19,15 @@ const flagRunning = "running"
 // Crawler is one crawl over one state file. Create it with New and call
 // Run once. Its state is owned by the goroutine running Run.
 type Crawler struct {
-	cfg     Config
-	db      *storage.DB
-	log     *slog.Logger
-	fetcher *fetch.Fetcher
-	sched   *frontier.Scheduler
-	admit   *frontier.Admitter
-	hosts   map[string]*hostState
-	origins map[string]*originState
+	cfg      Config
+	db       *storage.DB
+	log      *slog.Logger
+	fetcher  *fetch.Fetcher
+	parseBig parseGate // bounds concurrent parses of big pages (memory)
+	sched    *frontier.Scheduler
+	admit    *frontier.Admitter
+	hosts    map[string]*hostState
+	origins  map[string]*originState
 
 	inflight  int
 	pending   []*pendingPage       // link-heavy pages whose links are being admitted
@@ -73,13 +74,14 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	}
 	c := &Crawler{
 		cfg: cfg, db: db, log: cfg.Logger,
-		fetcher: fetch.New(cfg.Fetch),
-		sched:   frontier.NewScheduler(),
-		hosts:   map[string]*hostState{},
-		origins: map[string]*originState{},
-		flying:  map[string]time.Time{},
-		control: make(chan call),
-		stopped: make(chan struct{}),
+		fetcher:  fetch.New(cfg.Fetch),
+		parseBig: newParseGate(),
+		sched:    frontier.NewScheduler(),
+		hosts:    map[string]*hostState{},
+		origins:  map[string]*originState{},
+		flying:   map[string]time.Time{},
+		control:  make(chan call),
+		stopped:  make(chan struct{}),
 	}
 	scope, err := c.scope()
 	if err != nil {

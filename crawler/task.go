@@ -96,7 +96,12 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	if resp.Status >= 200 && resp.Status < 300 && extract.IsHTML(resp.ContentType, resp.Body) {
 		u, err := url.Parse(t.url)
 		if err == nil {
+			if err := c.parseBig.acquire(ctx, len(resp.Body)); err != nil {
+				r.err = err
+				return r
+			}
 			r.parsed, r.parseErr = extract.HTML(resp.Body, u, resp.Header, c.cfg.Agent)
+			c.parseBig.release(len(resp.Body))
 		}
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, c.cfg.Agent)}
@@ -140,4 +145,36 @@ func (c *Crawler) readSitemap(ctx context.Context, t task, r *result) {
 		r.page.Location = fetch.ResolveLocation(t.url, resp.Header.Get("Location"))
 	}
 	r.page.Duration = time.Since(r.started)
+}
+
+// bigBody is the body size from which a page's parse takes a bigParses
+// slot: a parsed document costs many times its size in memory, and eight
+// workers parsing 10 MiB pages at once would need gigabytes.
+const bigBody = 1 << 20
+
+// bigParses bounds how many big bodies are parsed at once.
+const bigParses = 2
+
+// parseGate admits at most bigParses parses of big bodies at a time;
+// small ones pass freely. The zero value is not usable: see newParseGate.
+type parseGate chan struct{}
+
+func newParseGate() parseGate { return make(parseGate, bigParses) }
+
+func (g parseGate) acquire(ctx context.Context, size int) error {
+	if size < bigBody {
+		return nil
+	}
+	select {
+	case g <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g parseGate) release(size int) {
+	if size >= bigBody {
+		<-g
+	}
 }
