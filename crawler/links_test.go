@@ -94,7 +94,7 @@ func TestLinkHeavyPageIsCappedAndAdmittedInChunks(t *testing.T) {
 		worst = max(worst, log[i].Start.Sub(log[i-1].Start))
 	}
 	t.Logf("other host: %d requests, widest gap %v", len(log), worst)
-	if worst > time.Second {
+	if worst > 3*time.Second {
 		t.Errorf("other host stalled for %v while the big page's links were admitted", worst)
 	}
 }
