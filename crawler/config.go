@@ -18,8 +18,12 @@ type Config struct {
 	Workers      int      // concurrent fetches overall
 	Limits       frontier.Limits
 	DefaultDelay time.Duration // spacing floor per host
-	MaxDelay     time.Duration // cap on Crawl-delay / Request-rate spacing
-	Sitemaps     bool          // read the Sitemap: lines of robots.txt
+	// IPMaxInFlight caps requests in flight to one IP across all its hosts
+	// (0: no cap); IPDelay spaces request starts to one IP (0: none).
+	IPMaxInFlight int
+	IPDelay       time.Duration
+	MaxDelay      time.Duration // cap on Crawl-delay / Request-rate spacing
+	Sitemaps      bool          // read the Sitemap: lines of robots.txt
 	// MaxSitemapsPerHost caps sitemap files fetched from one host (default 100).
 	MaxSitemapsPerHost int
 	Fetch              fetch.Options // UserAgent, From, timeouts, MaxBody, AllowPrivate

@@ -83,6 +83,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		control:  make(chan call),
 		stopped:  make(chan struct{}),
 	}
+	c.sched.SetIPLimits(cfg.IPMaxInFlight, cfg.IPDelay, cfg.Now())
 	scope, err := c.scope()
 	if err != nil {
 		return nil, err
@@ -167,6 +168,7 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 			}
 			c.sched.Restore(name, last, time.Duration(hs.rec.Interval*float64(time.Second)))
 			c.sched.Hold(name, hs.rec.HoldUntil, now)
+			c.sched.SetGroup(name, hs.rec.IP, now)
 			c.sched.SetWork(name, hs.hasWork(), now)
 		}
 		return nil

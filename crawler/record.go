@@ -28,8 +28,14 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		c.sched.Started(host, r.sent)
 		r.started = r.sent
 	}
+	if r.ip != "" {
+		h.rec.IP = r.ip
+	}
 	defer func() {
 		c.sched.Done(host, now)
+		if r.ip != "" {
+			c.sched.SetGroup(host, r.ip, now)
+		}
 		c.sched.SetWork(host, h.hasWork(), now)
 	}()
 	if r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {

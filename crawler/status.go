@@ -38,6 +38,7 @@ type HostStatus struct {
 	LastRequest time.Time     `json:"last_request,omitzero"`
 	HoldUntil   time.Time     `json:"hold_until,omitzero"`
 	LastError   string        `json:"last_error,omitempty"`
+	IP          string        `json:"ip,omitempty"` // IP group: the address its connections go to
 	Sitemaps    *SitemapStats `json:"sitemaps,omitempty"`
 }
 
@@ -70,7 +71,7 @@ func ReadStatus(db *storage.DB, now time.Time) (*Status, error) {
 		}
 		tx.ForEachHost(func(h string, r storage.HostRecord) error {
 			s := get(h)
-			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError = r.Interval, r.LastRequest, r.HoldUntil, r.LastError
+			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = r.Interval, r.LastRequest, r.HoldUntil, r.LastError, r.IP
 			return nil
 		})
 		tx.QueuedHosts(func(h string, n int) error {
@@ -140,6 +141,9 @@ func (c *Crawler) liveStatus() (*Status, error) {
 			h.NextRequest = c.sched.OpenAt(h.Host, now)
 		}
 		h.IntervalS = c.sched.Interval(h.Host).Seconds()
+		if ip := c.sched.Group(h.Host); ip != "" {
+			h.IP = ip
+		}
 	}
 	return st, nil
 }

@@ -3,7 +3,9 @@ package crawler
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http/httptrace"
+	"net/netip"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -51,6 +53,7 @@ type result struct {
 	sent     time.Time  // when the request headers were written; zero if never
 	links    *pageLinks // a page's outlinks, normalised on the worker
 	freed    bool       // the worker slot was released before recording (link-heavy page)
+	ip       string     // the IP the request's connection went to, if known
 }
 
 // worker runs tasks until tasks is closed. It never sleeps for politeness:
@@ -66,12 +69,18 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	// Note when the request really leaves (after connecting): politeness
 	// counts from there.
 	var sent atomic.Int64
+	var ip atomic.Pointer[string]
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaders: func() { sent.CompareAndSwap(0, time.Now().UnixNano()) },
+		// The IP the connection went to groups hosts for per-IP limits.
+		GotConn:      func(info httptrace.GotConnInfo) { s := remoteIP(info.Conn); ip.Store(&s) },
+		WroteHeaders: func() { sent.CompareAndSwap(0, c.cfg.Now().UnixNano()) },
 	})
 	defer func() {
 		if ns := sent.Load(); ns != 0 {
 			r.sent = time.Unix(0, ns)
+		}
+		if p := ip.Load(); p != nil {
+			r.ip = *p
 		}
 	}()
 	if t.kind == taskRobots {
@@ -116,6 +125,21 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}
 	return r
+}
+
+// remoteIP is the IP address a connection goes to, "" when it has none
+// (an in-memory test network).
+func remoteIP(conn net.Conn) string {
+	if conn == nil {
+		return ""
+	}
+	s := ""
+	if host, _, err := net.SplitHostPort(conn.RemoteAddr().String()); err == nil {
+		if a, err := netip.ParseAddr(host); err == nil {
+			s = a.Unmap().String()
+		}
+	}
+	return s
 }
 
 // cancelled reports whether a fetch failed only because the crawl is

@@ -10,9 +10,12 @@ import (
 // Scheduler is the per-host politeness schedule. The zero value is not
 // usable; call NewScheduler. Not safe for concurrent use.
 type Scheduler struct {
-	hosts  map[string]*hostSlot
-	ready  slotHeap      // hosts with work, not in flight, by the time their slot opens
-	waited time.Duration // politeness waits since the last TakeWaited
+	hosts   map[string]*hostSlot
+	ready   slotHeap      // hosts with work, not in flight, by the time their slot opens
+	waited  time.Duration // politeness waits since the last TakeWaited
+	groups  map[string]*ipGroup
+	ipMax   int           // requests in flight per IP group; 0: no limit
+	ipDelay time.Duration // start-to-start spacing per IP group
 }
 
 type hostSlot struct {
@@ -28,11 +31,18 @@ type hostSlot struct {
 	openAt    time.Time // when its slot opens; heap key
 	wantSince time.Time // when it last became ready to go (for wait accounting)
 	index     int       // in ready, -1 if absent
+
+	group         *ipGroup          // the IP its requests connect to; nil until known
+	flightGroup   *ipGroup          // the group the request in flight counts against
+	gres          *rate.Reservation // the group's token taken by Next
+	prevGroupLast time.Time
+	parked        bool // held back by its group's in-flight cap, not in ready
+	keepSince     bool // re-entering ready after parking: keeps its place in line
 }
 
 // NewScheduler returns an empty schedule.
 func NewScheduler() *Scheduler {
-	return &Scheduler{hosts: map[string]*hostSlot{}}
+	return &Scheduler{hosts: map[string]*hostSlot{}, groups: map[string]*ipGroup{}}
 }
 
 func (s *Scheduler) slot(host string) *hostSlot {
@@ -118,13 +128,19 @@ func (s *Scheduler) SetWork(host string, has bool, now time.Time) {
 // and then call Done. Otherwise ok is false and wait is how long until a
 // slot opens, or -1 when no host has work.
 func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok bool) {
-	if len(s.ready) == 0 {
-		return "", -1, false
+	for {
+		if len(s.ready) == 0 {
+			return "", -1, false
+		}
+		h := s.ready[0]
+		if h.openAt.After(now) {
+			return "", h.openAt.Sub(now), false
+		}
+		if !s.groupBlocks(h, now) {
+			break
+		}
 	}
 	h := s.ready[0]
-	if h.openAt.After(now) {
-		return "", h.openAt.Sub(now), false
-	}
 	r := h.lim.ReserveN(now, 1)
 	if !r.OK() || r.DelayFrom(now) > 0 {
 		// The limit changed since openAt was computed: recompute.
@@ -138,6 +154,7 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 	}
 	h.inFlight, h.res = true, r
 	h.prevLast, h.last = h.last, now
+	s.claimGroup(h, now)
 	return h.name, 0, true
 }
 
@@ -151,7 +168,11 @@ func (s *Scheduler) Cancel(host string, now time.Time) {
 		h.res = nil
 		h.last = h.prevLast
 	}
+	wasInFlight := h.inFlight
 	h.inFlight = false
+	if wasInFlight {
+		s.releaseGroup(h, now, true)
+	}
 	s.update(h, now)
 }
 
@@ -167,13 +188,18 @@ func (s *Scheduler) Started(host string, t time.Time) {
 	h.last = t
 	h.lim = rate.NewLimiter(limitFor(h.interval), 1)
 	h.lim.AllowN(t, 1)
+	s.startedGroup(h, t)
 }
 
 // Done ends the host's request; its next slot is computed from the
 // limiter.
 func (s *Scheduler) Done(host string, now time.Time) {
 	h := s.slot(host)
+	wasInFlight := h.inFlight
 	h.inFlight, h.res = false, nil
+	if wasInFlight {
+		s.releaseGroup(h, now, false)
+	}
 	s.update(h, now)
 }
 
@@ -217,7 +243,7 @@ func (h *hostSlot) nextOpen(now time.Time) time.Time {
 
 // update puts the host in, out of, or back into place in the ready heap.
 func (s *Scheduler) update(h *hostSlot, now time.Time) {
-	want := h.hasWork && !h.inFlight
+	want := h.hasWork && !h.inFlight && !h.parked
 	switch {
 	case !want && h.index >= 0:
 		heap.Remove(&s.ready, h.index)
@@ -226,9 +252,23 @@ func (s *Scheduler) update(h *hostSlot, now time.Time) {
 		if h.index >= 0 {
 			heap.Fix(&s.ready, h.index)
 		} else {
-			h.wantSince = now
+			if !h.keepSince {
+				h.wantSince = now
+			}
 			heap.Push(&s.ready, h)
 		}
+	}
+}
+
+func (s *Scheduler) removeReady(h *hostSlot) {
+	if h.index >= 0 {
+		heap.Remove(&s.ready, h.index)
+	}
+}
+
+func (s *Scheduler) fixReady(h *hostSlot) {
+	if h.index >= 0 {
+		heap.Fix(&s.ready, h.index)
 	}
 }
 
@@ -238,6 +278,11 @@ func (q slotHeap) Len() int { return len(q) }
 func (q slotHeap) Less(i, j int) bool {
 	if !q[i].openAt.Equal(q[j].openAt) {
 		return q[i].openAt.Before(q[j].openAt)
+	}
+	if !q[i].wantSince.Equal(q[j].wantSince) {
+		// The host that has been ready longest goes first: hosts parked
+		// behind an IP group's cap are not overtaken.
+		return q[i].wantSince.Before(q[j].wantSince)
 	}
 	return q[i].name < q[j].name
 }

@@ -53,6 +53,7 @@ type HostRecord struct {
 	Failures    int       `json:"failures,omitempty"`    // consecutive 5xx/429/timeouts
 	Pages       int       `json:"pages,omitempty"`       // pages fetched, for the per-host budget
 	LastError   string    `json:"last_error,omitempty"`
+	IP          string    `json:"ip,omitempty"` // the address its last connection went to: its IP group
 }
 
 // RobotsRecord is the robots.txt state of one origin.

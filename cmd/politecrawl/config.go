@@ -52,6 +52,8 @@ type Config struct {
 		RobotsRetries    int           `mapstructure:"robots_retries"`
 		RobotsRetryDelay time.Duration `mapstructure:"robots_retry_delay"`
 		AllowFast        bool          `mapstructure:"allow_fast"`
+		IPMaxInFlight    int           `mapstructure:"ip_max_in_flight"`
+		IPDelay          time.Duration `mapstructure:"ip_delay"`
 	} `mapstructure:"politeness"`
 	Sitemaps              bool `mapstructure:"sitemaps"`
 	SitemapFetchesPerHost int  `mapstructure:"sitemap_fetches_per_host"`
@@ -105,6 +107,8 @@ var defaults = map[string]any{
 	"politeness.robots_retries":     3,
 	"politeness.robots_retry_delay": "15s",
 	"politeness.allow_fast":         false,
+	"politeness.ip_max_in_flight":   4,
+	"politeness.ip_delay":           "0s",
 	"limits.max_links_per_page":     10000,
 	"sitemaps":                      false,
 	"sitemap_fetches_per_host":      100,
@@ -266,7 +270,8 @@ func (c *Config) Validate() error {
 	}
 	for key, n := range map[string]int{"scope.max_depth": c.Scope.MaxDepth, "scope.max_pages": c.Scope.MaxPages,
 		"traps.max_url_length": c.Traps.MaxURLLength, "traps.max_repeated_segments": c.Traps.MaxRepeatedSegments,
-		"traps.max_pages_per_host": c.Traps.MaxPagesPerHost, "politeness.robots_retries": c.Politeness.RobotsRetries} {
+		"traps.max_pages_per_host": c.Traps.MaxPagesPerHost, "politeness.robots_retries": c.Politeness.RobotsRetries,
+		"politeness.ip_max_in_flight": c.Politeness.IPMaxInFlight} {
 		if n < 0 {
 			bad(key, "%d must be 0 (no limit) or more", n)
 		}
@@ -282,7 +287,7 @@ func (c *Config) Validate() error {
 		"politeness.max_retry_after": c.Politeness.MaxRetryAfter, "politeness.robots_retry_delay": c.Politeness.RobotsRetryDelay,
 		"network.connect_timeout": c.Network.ConnectTimeout, "network.header_timeout": c.Network.HeaderTimeout,
 		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout,
-		"daemon.recrawl_interval": c.Daemon.RecrawlInterval} {
+		"daemon.recrawl_interval": c.Daemon.RecrawlInterval, "politeness.ip_delay": c.Politeness.IPDelay} {
 		if d < 0 {
 			bad(key, "%v must not be negative", d)
 		}
@@ -340,6 +345,8 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 			MaxPagesPerHost: c.Traps.MaxPagesPerHost, MaxURLLength: c.Traps.MaxURLLength,
 			MaxRepeatedSegments: c.Traps.MaxRepeatedSegments},
 		DefaultDelay:       c.Politeness.DefaultDelay,
+		IPMaxInFlight:      c.Politeness.IPMaxInFlight,
+		IPDelay:            c.Politeness.IPDelay,
 		MaxDelay:           c.Politeness.MaxDelay,
 		Sitemaps:           c.Sitemaps,
 		MaxSitemapsPerHost: c.SitemapFetchesPerHost,

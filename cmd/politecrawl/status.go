@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -108,12 +109,17 @@ func printStatus(w io.Writer, st *crawler.Status) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tQUEUED\tROBOTS.TXT\tDELAY\tNEXT REQUEST\tLAST REQUEST\tLAST ERROR")
+	fmt.Fprintln(tw, "HOST\tIP\tQUEUED\tROBOTS.TXT\tDELAY\tNEXT REQUEST\tLAST REQUEST\tLAST ERROR")
 	for _, h := range st.PerHost {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%v\t%s\t%s\t%s\n", h.Host, h.Queued, h.Robots,
+		ip := h.IP
+		if ip == "" {
+			ip = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%v\t%s\t%s\t%s\n", h.Host, ip, h.Queued, h.Robots,
 			time.Duration(h.IntervalS*float64(time.Second)).Round(time.Millisecond), nextRequest(h), stamp(h.LastRequest), h.LastError)
 	}
 	tw.Flush()
+	printIPGroups(w, st)
 	first := true
 	for _, h := range st.PerHost {
 		sm := h.Sitemaps
@@ -134,6 +140,36 @@ func printStatus(w io.Writer, st *crawler.Status) {
 			fmt.Fprintf(w, "; %d dropped: %s", sm.Dropped[k], k)
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// printIPGroups lists the IPs that serve more than one host: the groups
+// politeness.ip_max_in_flight and ip_delay apply to.
+func printIPGroups(w io.Writer, st *crawler.Status) {
+	groups := map[string][]string{}
+	for _, h := range st.PerHost {
+		if h.IP != "" {
+			groups[h.IP] = append(groups[h.IP], h.Host)
+		}
+	}
+	var shared []string
+	for ip, hosts := range groups {
+		if len(hosts) > 1 {
+			shared = append(shared, ip)
+		}
+	}
+	if len(shared) == 0 {
+		return
+	}
+	sort.Strings(shared)
+	fmt.Fprintf(w, "\nshared IPs (limited together: politeness.ip_max_in_flight, ip_delay)\n")
+	for _, ip := range shared {
+		hosts := groups[ip]
+		more := ""
+		if len(hosts) > 5 {
+			hosts, more = hosts[:5], fmt.Sprintf(" and %d more", len(groups[ip])-5)
+		}
+		fmt.Fprintf(w, "  %s: %d hosts (%s%s)\n", ip, len(groups[ip]), strings.Join(hosts, ", "), more)
 	}
 }
 

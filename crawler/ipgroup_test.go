@@ -1,0 +1,148 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+)
+
+// maxOverlap is the most requests the hosts of web were serving at once,
+// by the servers' own clocks.
+func maxOverlap(web *crawltest.Web) int {
+	type ev struct {
+		t time.Time
+		d int
+	}
+	var evs []ev
+	for _, h := range web.Hosts() {
+		for _, r := range h.Log() {
+			evs = append(evs, ev{r.Start, 1}, ev{r.End, -1})
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].t.Equal(evs[j].t) {
+			return evs[i].d < evs[j].d // an end before a start at the same instant
+		}
+		return evs[i].t.Before(evs[j].t)
+	})
+	n, best := 0, 0
+	for _, e := range evs {
+		n += e.d
+		best = max(best, n)
+	}
+	return best
+}
+
+// TestPerIPLimits: twelve host:port authorities on 127.0.0.1 are one
+// server. With ip_max_in_flight 2 it never serves more than two requests
+// at once, whatever the workers; with ip_delay, request starts across all
+// of them are spaced; each host keeps its own delay besides.
+func TestPerIPLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		maxIn    int
+		ipDelay  time.Duration
+		wantPeak int
+	}{
+		{"in-flight cap", 2, 0, 2},
+		{"spacing", 0, 25 * time.Millisecond, 0}, // no cap: a slow answer may overlap the next start
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			web := crawltest.NewWeb()
+			defer web.Close()
+			var seeds, scope []string
+			for i := range 12 {
+				h := web.AddTree(fmt.Sprintf("h%d", i), 6, "User-agent: *\nAllow: /\n", 15*time.Millisecond)
+				seeds = append(seeds, h.URL("/"))
+				scope = append(scope, h.Authority())
+			}
+			cfg := testConfig(seeds...)
+			cfg.Scope, cfg.Workers = scope, 8
+			cfg.IPMaxInFlight, cfg.IPDelay = tc.maxIn, tc.ipDelay
+			db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+			defer db.Close()
+			c, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+				t.Fatalf("run: %v %v", err, ctx.Err())
+			}
+			total := 0
+			for _, h := range web.Hosts() {
+				total += len(h.Log())
+				if v := h.Violations(cfg.DefaultDelay, crawltest.Slack, nil); len(v) > 0 {
+					t.Errorf("%s: %v", h.Name, v)
+				}
+			}
+			if total != 12*7 {
+				t.Errorf("%d requests, want %d (robots.txt and 6 pages per host)", total, 12*7)
+			}
+			// The first request to each host precedes its grouping (the IP
+			// is known once connected), so the bound holds from then on.
+			peak := maxOverlapAfterFirst(web)
+			t.Logf("peak concurrency at the server: %d (all requests: %d)", peak, maxOverlap(web))
+			if tc.wantPeak > 0 && peak > tc.wantPeak {
+				t.Errorf("server served %d requests at once, limit %d", peak, tc.wantPeak)
+			}
+			if tc.ipDelay > 0 {
+				if gap := minStartGapAfterFirst(web); gap < tc.ipDelay-crawltest.Slack {
+					t.Errorf("starts %v apart across the IP, ip_delay %v", gap, tc.ipDelay)
+				}
+			}
+			st, err := ReadStatus(db, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range st.PerHost {
+				if h.IP != "127.0.0.1" {
+					t.Errorf("status: host %s in IP group %q", h.Host, h.IP)
+				}
+			}
+		})
+	}
+}
+
+// afterFirst drops each host's first request (made before its IP was
+// known) from the logs.
+func afterFirst(web *crawltest.Web) []crawltest.Request {
+	var out []crawltest.Request
+	for _, h := range web.Hosts() {
+		if l := h.Log(); len(l) > 1 {
+			out = append(out, l[1:]...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+func maxOverlapAfterFirst(web *crawltest.Web) int {
+	reqs := afterFirst(web)
+	best := 0
+	for i, r := range reqs {
+		n := 0
+		for _, o := range reqs[:i+1] {
+			if o.End.After(r.Start) {
+				n++
+			}
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+func minStartGapAfterFirst(web *crawltest.Web) time.Duration {
+	reqs := afterFirst(web)
+	gap := time.Hour
+	for i := 1; i < len(reqs); i++ {
+		gap = min(gap, reqs[i].Start.Sub(reqs[i-1].Start))
+	}
+	return gap
+}

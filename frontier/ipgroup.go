@@ -1,0 +1,184 @@
+package frontier
+
+import (
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Shared hosting serves many host names from one server: a crawl polite per
+// host name alone can still flatten it. Hosts whose connections went to the
+// same IP form a group, and the Scheduler limits each group as a whole: at
+// most maxInFlight requests at once, and request starts at least delay
+// apart across all its hosts. A host joins its group once a request to it
+// has connected (SetGroup); before that it is limited per host only.
+
+// ipGroup is the hosts whose requests connect to one IP.
+type ipGroup struct {
+	ip       string
+	hosts    int
+	inFlight int
+	lim      *rate.Limiter // start-to-start spacing across the group
+	last     time.Time     // start of the group's last request
+	parked   []*hostSlot   // hosts with work held back by the in-flight cap
+}
+
+// SetIPLimits sets the limits each IP group gets: maxInFlight requests at
+// once (0: no limit) and delay between request starts across the group (0:
+// none). They apply from the next claim.
+func (s *Scheduler) SetIPLimits(maxInFlight int, delay time.Duration, now time.Time) {
+	s.ipMax, s.ipDelay = maxInFlight, delay
+	for _, g := range s.groups {
+		g.lim = s.groupLimiter(g.last)
+		s.unpark(g, now)
+	}
+}
+
+func (s *Scheduler) groupLimiter(last time.Time) *rate.Limiter {
+	lim := rate.NewLimiter(limitFor(s.ipDelay), 1)
+	if !last.IsZero() {
+		lim.AllowN(last, 1)
+	}
+	return lim
+}
+
+// SetGroup puts host in the group of ip (the address its last connection
+// went to); "" takes it out of any group. A request in flight stays counted
+// against the group it was claimed in.
+func (s *Scheduler) SetGroup(host, ip string, now time.Time) {
+	h := s.slot(host)
+	if h.group != nil && h.group.ip == ip {
+		return
+	}
+	if old := h.group; old != nil {
+		old.hosts--
+		s.dropParked(old, h)
+		if old.hosts == 0 && old.inFlight == 0 {
+			delete(s.groups, old.ip)
+		}
+	}
+	h.group = nil
+	if ip != "" {
+		g := s.groups[ip]
+		if g == nil {
+			g = &ipGroup{ip: ip, lim: s.groupLimiter(time.Time{})}
+			s.groups[ip] = g
+		}
+		g.hosts++
+		h.group = g
+	}
+	s.update(h, now)
+}
+
+// Group returns the IP group of host, "" if it has none yet.
+func (s *Scheduler) Group(host string) string {
+	if h := s.hosts[host]; h != nil && h.group != nil {
+		return h.group.ip
+	}
+	return ""
+}
+
+// GroupInFlight returns the requests in flight to ip's group.
+func (s *Scheduler) GroupInFlight(ip string) int {
+	if g := s.groups[ip]; g != nil {
+		return g.inFlight
+	}
+	return 0
+}
+
+// groupBlocks reports whether h's group keeps it from starting at now: at
+// its in-flight cap (then h is parked until a request of the group ends),
+// or inside the group's spacing (then h's place in the heap moves to when
+// the group opens).
+func (s *Scheduler) groupBlocks(h *hostSlot, now time.Time) bool {
+	g := h.group
+	if g == nil {
+		return false
+	}
+	if s.ipMax > 0 && g.inFlight >= s.ipMax {
+		s.removeReady(h)
+		h.parked = true
+		g.parked = append(g.parked, h)
+		return true
+	}
+	if open := groupOpen(g, now); open.After(now) {
+		h.openAt = open
+		s.fixReady(h)
+		return true
+	}
+	return false
+}
+
+func groupOpen(g *ipGroup, now time.Time) time.Time {
+	if g.lim.Limit() == rate.Inf {
+		return now
+	}
+	if tokens := g.lim.TokensAt(now); tokens < 1 {
+		return now.Add(time.Duration((1 - tokens) / float64(g.lim.Limit()) * float64(time.Second)))
+	}
+	return now
+}
+
+// claimGroup counts a claimed request against h's group.
+func (s *Scheduler) claimGroup(h *hostSlot, now time.Time) {
+	g := h.group
+	h.flightGroup = g
+	if g == nil {
+		return
+	}
+	g.inFlight++
+	h.gres = g.lim.ReserveN(now, 1)
+	h.prevGroupLast, g.last = g.last, now
+}
+
+// releaseGroup ends h's claim on its group; cancel also returns the
+// group's spacing token (no request was sent).
+func (s *Scheduler) releaseGroup(h *hostSlot, now time.Time, cancel bool) {
+	g := h.flightGroup
+	h.flightGroup = nil
+	if g == nil {
+		return
+	}
+	g.inFlight--
+	if cancel && h.gres != nil {
+		h.gres.CancelAt(now)
+		g.last = h.prevGroupLast
+	}
+	h.gres = nil
+	if g.hosts == 0 && g.inFlight == 0 {
+		delete(s.groups, g.ip)
+	}
+	s.unpark(g, now)
+}
+
+// startedGroup moves the group's last start to when the request really
+// went out.
+func (s *Scheduler) startedGroup(h *hostSlot, t time.Time) {
+	g := h.flightGroup
+	if g == nil || !t.After(g.last) {
+		return
+	}
+	g.last = t
+	g.lim = s.groupLimiter(t)
+}
+
+// unpark gives the group's parked hosts their place in the heap again.
+func (s *Scheduler) unpark(g *ipGroup, now time.Time) {
+	parked := g.parked
+	g.parked = nil
+	for _, h := range parked {
+		h.parked, h.keepSince = false, true
+		s.update(h, now)
+		h.keepSince = false
+	}
+}
+
+func (s *Scheduler) dropParked(g *ipGroup, h *hostSlot) {
+	for i, p := range g.parked {
+		if p == h {
+			g.parked = append(g.parked[:i], g.parked[i+1:]...)
+			h.parked = false
+			return
+		}
+	}
+}
