@@ -29,14 +29,15 @@ type Crawler struct {
 	hosts    map[string]*hostState
 	origins  map[string]*originState
 
-	inflight  int
-	pending   []*pendingPage       // link-heavy pages whose links are being admitted
-	flying    map[string]time.Time // hosts with a request in flight, and when it was handed out
-	nextDue   time.Time            // earliest scheduled recrawl; zero if none
-	events    []Event              // outcomes of the transaction being built
-	fetchCtx  context.Context
-	crashed   bool // the previous run did not stop cleanly
-	abandoned bool // the stop gave up on busy workers
+	inflight     int
+	pending      []*pendingPage       // link-heavy pages whose links are being admitted
+	flying       map[string]time.Time // hosts with a request in flight, and when it was handed out
+	nextDue      time.Time            // earliest scheduled recrawl; zero if none
+	events       []Event              // outcomes of the transaction being built
+	fetchCtx     context.Context
+	crashed      bool   // the previous run did not stop cleanly
+	robotsNotice string // the last "only waiting on robots.txt" notice, said once
+	abandoned    bool   // the stop gave up on busy workers
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
@@ -119,6 +120,9 @@ func (c *Crawler) scope() (urlnorm.Scope, error) {
 // per URL.
 func (c *Crawler) restore(scope urlnorm.Scope) error {
 	now := c.cfg.Now()
+	if err := c.db.Update(c.requeueUnreachable); err != nil {
+		return err
+	}
 	return c.db.Update(func(tx *storage.Tx) error {
 		counts := tx.Counts()
 		admitted := counts[storage.Queued] + counts[storage.Fetched] + counts[storage.Disallowed] + counts[storage.Failed]
@@ -279,6 +283,9 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 				return err
 			}
 			wait = 0
+		}
+		if c.inflight == 0 && len(c.pending) == 0 && wait > 0 {
+			c.noteRobotsWaits(c.cfg.Now())
 		}
 		if c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.cfg.Recrawl <= 0 {
 			c.log.Info("crawl drained")

@@ -156,7 +156,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 		if o.attempts > c.cfg.RobotsRetries {
 			o.gaveUp = true
 			log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.reason, "attempts", o.attempts)
-			if err := c.failOrigin(tx, host, origin, "robots.txt unreachable after "+fmt.Sprint(o.attempts)+" attempts: "+o.reason); err != nil {
+			if err := c.failOrigin(tx, host, origin, robotsGaveUpPrefix+fmt.Sprint(o.attempts)+" attempts: "+o.reason+" (the next run tries again)"); err != nil {
 				return err
 			}
 			break

@@ -37,3 +37,21 @@ func (t *Tx) ForEachURLAfter(after string, limit int, fn func(r *URLRecord) erro
 	}
 	return last, false, nil
 }
+
+// ForEachURLWithPrefix calls fn for every URL record whose URL starts with
+// prefix (such as an origin's "https://host/"), in key order. fn must not
+// write to the URL bucket while it runs; collect and write afterwards.
+func (t *Tx) ForEachURLWithPrefix(prefix string, fn func(r *URLRecord) error) error {
+	c := t.b(bucketURLs).Cursor()
+	p := []byte(prefix)
+	for k, v := c.Seek(p); k != nil && len(k) >= len(p) && string(k[:len(p)]) == prefix; k, v = c.Next() {
+		var r URLRecord
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode record %q: %w", k, err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

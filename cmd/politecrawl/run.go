@@ -27,7 +27,8 @@ type commonFlags struct {
 	state     string
 }
 
-var flagBinds = map[string]string{"log.format": "log-format", "log.level": "log-level", "state": "state"}
+var flagBinds = map[string]string{"log.format": "log-format", "log.level": "log-level", "state": "state",
+	"politeness.robots_retries": "robots-retries", "politeness.robots_retry_delay": "robots-retry-delay"}
 
 func addCommonFlags(cmd *cobra.Command, f *commonFlags) {
 	cmd.Flags().StringVarP(&f.config, "config", "c", "", "config file (YAML); see config.example.yaml")
@@ -92,6 +93,8 @@ apply seeds, scope, delays, workers and log level live.`,
 		},
 	}
 	addCommonFlags(cmd, &f)
+	cmd.Flags().Int("robots-retries", 3, "retries of an unreachable robots.txt for this run (overrides politeness.robots_retries; 0 ends a batch at once, the next run retries)")
+	cmd.Flags().Duration("robots-retry-delay", 15*time.Second, "first robots.txt retry delay, doubling (overrides politeness.robots_retry_delay)")
 	return cmd
 }
 

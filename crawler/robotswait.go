@@ -1,0 +1,135 @@
+package crawler
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// robotsGaveUpPrefix starts the error of a URL failed because its host's
+// robots.txt stayed unreachable; a later run queues such URLs again.
+const robotsGaveUpPrefix = "robots.txt unreachable after "
+
+// requeueRobotsFailures gives the URLs a previous run failed because their
+// origin's robots.txt never answered another chance: the origin's
+// robots.txt is fetched again (restoreOrigin forgets an unreachable
+// outcome), and its URLs are queued again. A batch run with
+// --robots-retries 0 thus ends at once, and the next run retries.
+func (c *Crawler) requeueRobotsFailures(tx *storage.Tx, origin string) (int, error) {
+	var again []*storage.URLRecord
+	err := tx.ForEachURLWithPrefix(origin+"/", func(r *storage.URLRecord) error {
+		if r.State == storage.Failed && strings.HasPrefix(r.Error, robotsGaveUpPrefix) {
+			again = append(again, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	host := urlnorm.Authority(origin)
+	for _, r := range again {
+		r.State, r.Error = storage.Queued, ""
+		if err := tx.PutURL(r, storage.Failed); err != nil {
+			return 0, err
+		}
+		if err := tx.Enqueue(host, r.URL); err != nil {
+			return 0, err
+		}
+	}
+	return len(again), nil
+}
+
+// requeueUnreachable queues again the URLs of every origin whose
+// robots.txt was unreachable when the last run gave up on it.
+func (c *Crawler) requeueUnreachable(tx *storage.Tx) error {
+	var retry []string
+	if err := tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
+		if r.Outcome == robotscache.Unreachable.String() {
+			retry = append(retry, origin)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, origin := range retry {
+		n, err := c.requeueRobotsFailures(tx, origin)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			c.log.Info("robots.txt was unreachable last run: its URLs are queued again", "origin", origin, "urls", n)
+		}
+	}
+	return nil
+}
+
+// robotsWait is a host whose every queued URL waits on a robots.txt retry.
+type robotsWait struct {
+	host    string
+	retryAt time.Time
+	attempt int
+}
+
+// noteRobotsWaits says once, when nothing is in flight and the only work
+// left is hosts waiting to retry an unreachable robots.txt, which hosts and
+// until when: a batch run otherwise looks stuck.
+func (c *Crawler) noteRobotsWaits(now time.Time) {
+	waits, ok := c.onlyRobotsWaits(now)
+	if !ok {
+		c.robotsNotice = ""
+		return
+	}
+	var b strings.Builder
+	last := now
+	for i, w := range waits {
+		if i == 5 {
+			fmt.Fprintf(&b, " and %d more", len(waits)-5)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (retry %d of %d at %s)", w.host, w.attempt, c.cfg.RobotsRetries, w.retryAt.Format(time.TimeOnly))
+	}
+	for _, w := range waits {
+		if w.retryAt.After(last) {
+			last = w.retryAt
+		}
+	}
+	if msg := b.String(); msg != c.robotsNotice {
+		c.robotsNotice = msg
+		c.log.Warn("only waiting on unreachable robots.txt", "hosts", len(waits), "waiting", msg,
+			"last_retry", last.Format(time.RFC3339), "hint", "run --robots-retries 0 ends a batch now; the next run retries these hosts")
+	}
+}
+
+// onlyRobotsWaits lists the hosts with work if every one of them is held
+// by a robots.txt retry; ok is false otherwise.
+func (c *Crawler) onlyRobotsWaits(now time.Time) (waits []robotsWait, ok bool) {
+	retrying := map[string]*originState{}
+	for origin, o := range c.origins {
+		if o.outcome == robotscache.Unreachable && !o.gaveUp && o.retryAt.After(now) {
+			retrying[urlnorm.Authority(origin)] = o
+		}
+	}
+	if len(retrying) == 0 {
+		return nil, false
+	}
+	for name, h := range c.hosts {
+		if !h.hasWork() {
+			continue
+		}
+		o := retrying[name]
+		if o == nil {
+			return nil, false
+		}
+		waits = append(waits, robotsWait{host: name, retryAt: o.retryAt, attempt: o.attempts})
+	}
+	slices.SortFunc(waits, func(a, b robotsWait) int { return a.retryAt.Compare(b.retryAt) })
+	return waits, len(waits) > 0
+}
