@@ -77,7 +77,7 @@ func TestIPGroupSpacing(t *testing.T) {
 	}{
 		{0, "a", 0, false},
 		{10 * time.Millisecond, "", 90 * time.Millisecond, false},
-		{100 * time.Millisecond, "b", 0, true}, // b's URL turned out disallowed
+		{100 * time.Millisecond, "b", 0, true},  // b's URL turned out disallowed
 		{100 * time.Millisecond, "c", 0, false}, // the token is back; c has waited longest
 		{150 * time.Millisecond, "", 50 * time.Millisecond, false},
 		{200 * time.Millisecond, "b", 0, false},
