@@ -112,6 +112,14 @@ func (c *Config) Defaults() {
 	}
 }
 
+// withClock gives the fetch options the crawl's clock unless they have one.
+func withClock(o fetch.Options, now func() time.Time) fetch.Options {
+	if o.Now == nil {
+		o.Now = now
+	}
+	return o
+}
+
 func (c *Config) validate() error {
 	if c.Agent == "" {
 		return fmt.Errorf("crawler config: agent name is empty")

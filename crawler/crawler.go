@@ -75,7 +75,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	}
 	c := &Crawler{
 		cfg: cfg, db: db, log: cfg.Logger,
-		fetcher:  fetch.New(cfg.Fetch),
+		fetcher:  fetch.New(withClock(cfg.Fetch, cfg.Now)),
 		parseBig: newParseGate(),
 		sched:    frontier.NewScheduler(),
 		hosts:    map[string]*hostState{},

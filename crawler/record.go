@@ -75,7 +75,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 	log := c.log.With("host", t.host)
 	if r.err != nil {
 		c.cfg.Metrics.fetch(0, 0, 0)
-		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", time.Since(r.started).Milliseconds())
+		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
 		var fe *fetch.Error
 		if errors.Is(r.err, fetch.ErrPrivateAddress) || errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
 			return c.finish(tx, rec, h, t, storage.Failed, r.err.Error())

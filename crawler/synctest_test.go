@@ -61,11 +61,12 @@ func TestExactSpacing(t *testing.T) {
 			host string
 			gaps []time.Duration // start-to-start, in order
 		}{
-			{"crawl", []time.Duration{250, 250, 250, 250}}, // robots.txt, /, /1, /2, /3
-			{"rate", []time.Duration{500, 500, 500}},       // Request-rate 2/1s
-			{"plain", []time.Duration{100, 100}},           // default_delay
-			{"busy", []time.Duration{100, 2000, 100}},      // 429 with Retry-After: 2
-			{"down", []time.Duration{100, 200}},            // robots.txt retries: 100ms, then 200ms
+			// Each delay plus the scheduler's margin (2%, at most 20ms).
+			{"crawl", []time.Duration{255, 255, 255, 255}}, // robots.txt, /, /1, /2, /3: Crawl-delay 0.25
+			{"rate", []time.Duration{510, 510, 510}},       // Request-rate 2/1s
+			{"plain", []time.Duration{102, 102}},           // default_delay
+			{"busy", []time.Duration{102, 2000, 102}},      // 429 with Retry-After: 2 (a hold, no margin)
+			{"down", []time.Duration{102, 200}},            // robots.txt retries: 100ms (the delay wins), then 200ms
 		} {
 			log := w.Host(want.host).Log()
 			if len(log) != len(want.gaps)+1 {

@@ -168,7 +168,7 @@ func (c *Crawler) readSitemap(ctx context.Context, t task, r *result) {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		r.page.Location = fetch.ResolveLocation(t.url, resp.Header.Get("Location"))
 	}
-	r.page.Duration = time.Since(r.started)
+	r.page.Duration = c.cfg.Now().Sub(r.started)
 }
 
 // bigBody is the body size from which a page's parse takes a bigParses

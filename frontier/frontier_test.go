@@ -53,11 +53,11 @@ func TestSchedulerSpacingAndInFlight(t *testing.T) {
 		{0, "", -1, "b"}, // both in flight: nothing with work is ready
 		{0, "b", 0, "b"}, // b has no delay
 		{100 * time.Millisecond, "b", 0, "a"},
-		{200 * time.Millisecond, "", 1800 * time.Millisecond, ""}, // a done at 100ms, its slot opens at 2s; b in flight
-		{300 * time.Millisecond, "", 1700 * time.Millisecond, "b"},
+		{200 * time.Millisecond, "", 1820 * time.Millisecond, ""}, // a done at 100ms, its slot opens at 2s + 20ms margin; b in flight
+		{300 * time.Millisecond, "", 1720 * time.Millisecond, "b"},
 		{300 * time.Millisecond, "b", 0, ""},                      // b again
-		{400 * time.Millisecond, "", 1600 * time.Millisecond, ""}, // a waits until 2s
-		{2 * time.Second, "a", 0, ""},
+		{400 * time.Millisecond, "", 1620 * time.Millisecond, ""}, // a waits until 2.02s
+		{2020 * time.Millisecond, "a", 0, ""},
 	}
 	for i, st := range steps {
 		now := t0.Add(st.at)
@@ -80,8 +80,8 @@ func TestSchedulerHoldAndRestore(t *testing.T) {
 	// The last request before a restart was 1s ago, interval 5s: 4s to wait.
 	s.Restore("a", t0.Add(-time.Second), 5*time.Second)
 	s.SetWork("a", true, t0)
-	if _, wait, ok := s.Next(t0); ok || wait != 4*time.Second {
-		t.Fatalf("after restore: wait %v ok %v, want 4s", wait, ok)
+	if _, wait, ok := s.Next(t0); ok || wait.Round(time.Millisecond) != 4*time.Second+Margin(5*time.Second) {
+		t.Fatalf("after restore: wait %v ok %v, want 4s + margin", wait, ok)
 	}
 	// A Retry-After hold pushes it further.
 	s.Hold("a", t0.Add(30*time.Second), t0)
@@ -249,12 +249,13 @@ func TestSchedulerSpacingCountsFromActualStart(t *testing.T) {
 	// Connecting took 6ms: the request left at +6ms.
 	s.Started("a", t0.Add(6*time.Millisecond))
 	s.Done("a", t0.Add(10*time.Millisecond))
-	if _, wait, _ := s.Next(t0.Add(10 * time.Millisecond)); wait != 46*time.Millisecond {
-		t.Fatalf("wait %v, want 46ms (50ms from the actual start)", wait)
+	want := 46*time.Millisecond + Margin(50*time.Millisecond)
+	if _, wait, _ := s.Next(t0.Add(10 * time.Millisecond)); wait.Round(time.Microsecond) != want {
+		t.Fatalf("wait %v, want %v (50ms and the margin from the actual start)", wait, want)
 	}
 	// An earlier time never shortens the spacing.
 	s.Started("a", t0)
-	if _, wait, _ := s.Next(t0.Add(10 * time.Millisecond)); wait != 46*time.Millisecond {
+	if _, wait, _ := s.Next(t0.Add(10 * time.Millisecond)); wait.Round(time.Microsecond) != want {
 		t.Fatalf("wait %v after an earlier Started", wait)
 	}
 }
@@ -270,7 +271,7 @@ func TestSchedulerCountsPolitenessWait(t *testing.T) {
 		t.Errorf("first request waited %v", w)
 	}
 	s.Next(t0.Add(1500 * time.Millisecond)) // slot opened at 1s; the extra 0.5s was not politeness
-	if w := s.TakeWaited(); w != time.Second {
-		t.Errorf("waited %v, want 1s", w)
+	if w := s.TakeWaited(); w.Round(time.Millisecond) != time.Second+Margin(time.Second) {
+		t.Errorf("waited %v, want 1s and the margin", w)
 	}
 }

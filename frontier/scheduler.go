@@ -54,11 +54,24 @@ func (s *Scheduler) slot(host string) *hostSlot {
 	return h
 }
 
+// Margin is added to every spacing the Scheduler keeps: the gap a server
+// measures between two requests is the gap between their sends plus the
+// difference of the two requests' delays in the network and the server's
+// scheduling, which on a busy machine can be some milliseconds either way.
+// A margin of 2% of the delay, at most 20 ms, keeps the server's gap at or
+// above the delay at a cost of at most 2% of the politeness bound.
+func Margin(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return min(d/50, 20*time.Millisecond)
+}
+
 func limitFor(d time.Duration) rate.Limit {
 	if d <= 0 {
 		return rate.Inf
 	}
-	return rate.Every(d)
+	return rate.Every(d + Margin(d))
 }
 
 // SetInterval sets a host's spacing between request starts, effective for

@@ -13,17 +13,37 @@ import (
 // clock advances only when the whole crawl waits: timing tests then see
 // exact, load-independent gaps.
 type PipeNet struct {
-	mu sync.Mutex
-	ls map[string]*pipeListener
+	mu  sync.Mutex
+	ls  map[string]*pipeListener
+	ips map[string]net.IP
 }
 
 // NewPipeNet returns an empty network.
-func NewPipeNet() *PipeNet { return &PipeNet{ls: map[string]*pipeListener{}} }
+func NewPipeNet() *PipeNet {
+	return &PipeNet{ls: map[string]*pipeListener{}, ips: map[string]net.IP{}}
+}
+
+// SetIP makes connections to host (as given to AddPipeHost) report ip as
+// their remote address, as a TCP connection to a server at ip would: for
+// tests of per-IP politeness.
+func (n *PipeNet) SetIP(host, ip string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.ips[host+":80"] = net.ParseIP(ip)
+}
+
+// ipConn is a pipe end that reports a TCP remote address.
+type ipConn struct {
+	net.Conn
+	remote *net.TCPAddr
+}
+
+func (c ipConn) RemoteAddr() net.Addr { return c.remote }
 
 // Dial connects to the listener at addr; it is a fetch.Options.DialContext.
 func (n *PipeNet) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
 	n.mu.Lock()
-	l := n.ls[addr]
+	l, ip := n.ls[addr], n.ips[addr]
 	n.mu.Unlock()
 	if l == nil {
 		return nil, fmt.Errorf("pipenet: connection refused: %s", addr)
@@ -31,6 +51,9 @@ func (n *PipeNet) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
 	client, server := net.Pipe()
 	select {
 	case l.conns <- server:
+		if ip != nil {
+			return ipConn{client, &net.TCPAddr{IP: ip, Port: 80}}, nil
+		}
 		return client, nil
 	case <-l.done:
 		return nil, fmt.Errorf("pipenet: %s closed", addr)

@@ -30,6 +30,8 @@ type Options struct {
 	// DialContext, if set, replaces the dialer, and with it the private
 	// address guard. For tests over an in-memory network (crawltest.PipeNet).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Now is the clock for Started and Duration (nil: time.Now).
+	Now func() time.Time
 }
 
 func (o *Options) defaults() {
@@ -45,7 +47,13 @@ func (o *Options) defaults() {
 	if o.MaxBody <= 0 {
 		o.MaxBody = 10 << 20
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
+
+// Now reads the Fetcher's clock.
+func (f *Fetcher) Now() time.Time { return f.opts.Now() }
 
 // Fetcher sends requests. It is safe for concurrent use; share one.
 type Fetcher struct {
@@ -170,7 +178,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if r.LastModified != "" {
 		req.Header.Set("If-Modified-Since", r.LastModified)
 	}
-	start := time.Now()
+	start := f.opts.Now()
 	resp, err := f.Do(req)
 	if err != nil {
 		return nil, &Error{Op: "request", URL: r.URL, Err: err, Timeout: isTimeout(err)}
@@ -189,7 +197,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		body, out.Truncated = body[:f.opts.MaxBody], true
 	}
 	out.Body = body
-	out.Duration = time.Since(start)
+	out.Duration = f.opts.Now().Sub(start)
 	return out, nil
 }
 

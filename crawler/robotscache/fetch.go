@@ -135,7 +135,7 @@ func Step(ctx context.Context, client Doer, target, userAgent string, res *Resul
 		}
 		res.Outcome, res.Robots = Unavailable, allowAll
 	case code == http.StatusTooManyRequests || code >= 500 && code < 600:
-		res.RetryAfter = RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		res.RetryAfter = RetryAfter(resp.Header.Get("Retry-After"), now(client))
 		drain(resp)
 		*res = unreachable(*res, code, nil)
 	case code >= 400 && code < 500:
@@ -250,4 +250,13 @@ func maxAge(cc string) time.Duration {
 		}
 	}
 	return 0
+}
+
+// now reads the client's clock when it has one (fetch.Fetcher does), else
+// the system's.
+func now(client Doer) time.Time {
+	if c, ok := client.(interface{ Now() time.Time }); ok {
+		return c.Now()
+	}
+	return time.Now()
 }
