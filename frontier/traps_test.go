@@ -255,3 +255,26 @@ func FuzzURLDates(f *testing.F) {
 		sessionID(path, query)
 	})
 }
+
+// BenchmarkTrapGuards runs the URL-only guards (no storage) on a mix of
+// ordinary and dated URLs: the work Admit adds per discovered link.
+func BenchmarkTrapGuards(b *testing.B) {
+	l := DefaultLimits()
+	urls := []string{
+		"http://h/", "http://h/products/shoes/12345?color=red&size=42", "http://h/2025/11/17/a-post-title",
+		"http://h/cal?month=2026-10", "http://h/search?q=crawler+traps&page=3&sort=date&lang=en",
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		u := urls[i%len(urls)]
+		host, path, query := urlParts(u)
+		if l.queryTrap(query) != "" || sessionID(path, query) != "" {
+			b.Fatal(u)
+		}
+		if dates, shape := urlDates(path, query); len(dates) > 0 {
+			if r := l.dateTrap(dates, shape, "http://h/cal?month=2026-11", host, today); r != "" {
+				b.Fatal(r)
+			}
+		}
+	}
+}
