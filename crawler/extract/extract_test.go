@@ -228,9 +228,13 @@ func TestMaxLinks(t *testing.T) {
 			t.Errorf("MaxLinks %d: the first links in document order are kept, got %q", c.max, p.Links)
 		}
 	}
-	p, _ := HTML(linkPage(DefaultMaxLinks+7, 0), mustURL(t, "http://h/"), nil, "x")
+	p, _ := Parse(linkPage(DefaultMaxLinks+7, 0), mustURL(t, "http://h/"), nil, Options{})
 	if len(p.Links) != DefaultMaxLinks || p.LinksDropped != 7 {
 		t.Errorf("default cap: %d links, %d dropped", len(p.Links), p.LinksDropped)
+	}
+	p, _ = HTML(linkPage(DefaultMaxLinks+7, 0), mustURL(t, "http://h/"), nil, "x")
+	if len(p.Links) != DefaultMaxLinks+7 || p.LinksDropped != 0 {
+		t.Errorf("HTML has no cap: %d links, %d dropped", len(p.Links), p.LinksDropped)
 	}
 }
 

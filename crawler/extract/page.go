@@ -59,9 +59,11 @@ type Skipped struct {
 	Reason string // e.g. "URL longer than 8192 bytes", "invalid URL: ..."
 }
 
-// HTML is Parse with Options{Agent: agent}.
+// HTML is Parse with Options{Agent: agent, MaxLinks: -1}: every link is
+// kept, as before Options existed. Crawlers should call Parse with their
+// link cap, which bounds memory.
 func HTML(body []byte, pageURL *url.URL, header http.Header, agent string) (*Page, error) {
-	return Parse(body, pageURL, header, Options{Agent: agent})
+	return Parse(body, pageURL, header, Options{Agent: agent, MaxLinks: -1})
 }
 
 // Parse reads body as an HTML document fetched from pageURL (the final
