@@ -126,7 +126,7 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 	return c.db.Update(func(tx *storage.Tx) error {
 		counts := tx.Counts()
 		admitted := counts[storage.Queued] + counts[storage.Fetched] + counts[storage.Disallowed] + counts[storage.Failed]
-		c.admit = frontier.NewAdmitter(scope, c.cfg.Limits, admitted)
+		c.admit = frontier.NewAdmitter(scope, c.cfg.Limits, admitted, c.cfg.Now)
 		c.admit.Refuse = c.refuse
 		c.crashed = tx.Flag(flagRunning)
 		if t, ok := tx.NextDue(); ok {

@@ -33,6 +33,8 @@ const (
 	dropSeen        = "sitemap already read or queued (cycle or duplicate)"
 	dropCap         = "per-host sitemap cap reached"
 	dropParserLimit = "past the 50,000-entry or 50 MiB limit"
+	dropKnown       = "already known (listed twice, or found by another route)"
+	dropRefused     = "refused by a crawl limit, trap guard or robots.txt (see its record)"
 )
 
 // declareSitemaps queues the Sitemap: files of an origin's robots.txt.
@@ -194,6 +196,8 @@ func (c *Crawler) readIndex(tx *storage.Tx, rec *storage.SitemapRecord, entries 
 
 // readURLs admits the listed pages a sitemap may speak for: under its own
 // directory, or on the host whose robots.txt declared it (SPEC 4.4).
+// Accepted counts the URLs it queued; a URL seen before, or refused by the
+// frontier, counts as dropped with that reason.
 func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries []sitemap.Entry) error {
 	dir := rec.URL
 	if i := strings.IndexByte(dir, '?'); i >= 0 {
@@ -213,16 +217,24 @@ func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries [
 			rec.Dropped[dropOutOfScope]++
 			continue
 		}
-		rec.Accepted++
-		if known, err := c.lastmodNewer(tx, n, e.Lastmod); err != nil || known {
-			if err != nil {
+		if tx.Seen(n) {
+			// Seen before (a newer lastmod may still make it due again).
+			rec.Dropped[dropKnown]++
+			if _, err := c.lastmodNewer(tx, n, e.Lastmod); err != nil {
 				return err
 			}
 			continue
 		}
+		host := urlnorm.Authority(n)
+		before := tx.Admitted(host)
 		cand := frontier.Candidate{URL: n, Via: "sitemap", Parent: rec.URL, Lastmod: e.Lastmod}
 		if err := c.discover(tx, cand); err != nil {
 			return err
+		}
+		if tx.Admitted(host) > before {
+			rec.Accepted++
+		} else {
+			rec.Dropped[dropRefused]++
 		}
 	}
 	return nil

@@ -79,7 +79,8 @@ func TestSitemapsFindOrphans(t *testing.T) {
 	}
 	sms := sitemapRecords(t, db)
 	prod := sms[shop.URL("/sitemaps/products.xml.gz")]
-	if prod == nil || prod.State != smRead || prod.Format != "urlset" || prod.Listed != 5 || prod.Accepted != 4 || prod.Dropped[dropOutside] != 1 {
+	if prod == nil || prod.State != smRead || prod.Format != "urlset" || prod.Listed != 6 ||
+		prod.Accepted != 2 || prod.Dropped[dropOutside] != 1 || prod.Dropped[dropKnown] != 2 || prod.Dropped[dropRefused] != 1 {
 		t.Errorf("products sitemap: %+v", prod)
 	}
 	if r := sms[shop.URL("/blocked-sitemap.xml")]; r == nil || r.State != smDisallowed {

@@ -9,13 +9,36 @@ import (
 	"github.com/politecrawl/politecrawl/storage"
 )
 
-// Limits bound the crawl. Zero means unlimited for each field.
+// Limits bound the crawl. Zero (false) means unlimited, or the guard off,
+// for each field; DefaultLimits has every trap guard on.
 type Limits struct {
 	MaxDepth            int // links followed from a seed
 	MaxPages            int // URLs admitted over the whole crawl
 	MaxPagesPerHost     int // URLs admitted per host: a trap guard
 	MaxURLLength        int // bytes of the normal URL: a trap guard
 	MaxRepeatedSegments int // times one path segment may occur: a trap guard
+
+	// Query guards, against ever-growing queries.
+	MaxQueryParams  int // parameters in the query
+	MaxParamRepeats int // times one parameter name may occur; a name=value pair may occur once
+	MaxQueryLength  int // bytes of the query
+	// RefuseSessionIDs refuses URLs carrying a session id (;jsessionid=,
+	// PHPSESSID=, sid=, ... with a random-looking value): every fetch
+	// would hand out new ones.
+	RefuseSessionIDs bool
+
+	// Date guards, against calendars (see urlDates for what a date is).
+	MaxDaysAhead int // a date in the URL may lie at most this far after today
+	// CalendarDays bounds calendar navigation: a dated URL linked from a
+	// page of the same host and date shape (its URL with the dates
+	// replaced) but another date must lie within this many days of today.
+	// Archives linked from elsewhere (a blog's sidebar) are not bound.
+	CalendarDays int
+	// MaxPerDateShape caps dated URLs admitted per host and date shape
+	// (the URL with its dates replaced: all of a calendar's month pages
+	// share one, a dated article's id keeps its own) since the Admitter
+	// was made.
+	MaxPerDateShape int
 }
 
 // Candidate is a discovered URL, already normalised.
@@ -34,6 +57,8 @@ type Admitter struct {
 	scope    urlnorm.Scope
 	limits   Limits
 	admitted int
+	now      func() time.Time
+	shapes   *shapeCounts // made on the first dated URL
 	// Refuse, if set, is asked last about a URL that would be queued; a
 	// non-empty state records it in that state instead (the crawler uses it
 	// to record URLs its cached robots.txt already disallows).
@@ -41,9 +66,13 @@ type Admitter struct {
 }
 
 // NewAdmitter returns an Admitter; admitted is how many URLs the crawl
-// has admitted so far (on resume, from the state file's counters).
-func NewAdmitter(scope urlnorm.Scope, limits Limits, admitted int) *Admitter {
-	return &Admitter{scope: scope, limits: limits, admitted: admitted}
+// has admitted so far (on resume, from the state file's counters); now
+// tells the date guards what today is (nil: time.Now).
+func NewAdmitter(scope urlnorm.Scope, limits Limits, admitted int, now func() time.Time) *Admitter {
+	if now == nil {
+		now = time.Now
+	}
+	return &Admitter{scope: scope, limits: limits, admitted: admitted, now: now}
 }
 
 // SetScope replaces the scope (config reload).
@@ -62,7 +91,8 @@ func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
 	host := urlnorm.Authority(c.URL)
 	rec := &storage.URLRecord{URL: c.URL, Depth: c.Depth, DiscoveredVia: c.Via, Parent: c.Parent,
 		Redirects: c.Redirects, Lastmod: c.Lastmod, Links: []string{}}
-	if reason := a.refuse(tx, c, host); reason != "" {
+	shapeKey, reason := a.refuse(tx, c, host)
+	if reason != "" {
 		rec.State, rec.Error = storage.Skipped, reason
 		return false, tx.PutURL(rec, "")
 	}
@@ -81,24 +111,54 @@ func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
 	}
 	tx.AddAdmitted(host, 1)
 	a.admitted++
+	if shapeKey != "" {
+		a.shapes.add(shapeKey)
+	}
 	return true, nil
 }
 
-func (a *Admitter) refuse(tx *storage.Tx, c Candidate, host string) string {
+// refuse returns why c is not to be queued, or "" and, for a dated URL
+// under the per-shape budget, the key to count it under once queued.
+func (a *Admitter) refuse(tx *storage.Tx, c Candidate, host string) (shapeKey, reason string) {
 	l := a.limits
 	switch {
 	case l.MaxURLLength > 0 && len(c.URL) > l.MaxURLLength:
-		return fmt.Sprintf("trap: URL longer than %d bytes", l.MaxURLLength)
+		return "", fmt.Sprintf("trap: URL longer than %d bytes", l.MaxURLLength)
 	case l.MaxRepeatedSegments > 0 && repeatedSegments(c.URL) > l.MaxRepeatedSegments:
-		return fmt.Sprintf("trap: a path segment repeats more than %d times", l.MaxRepeatedSegments)
-	case l.MaxDepth > 0 && c.Depth > l.MaxDepth:
-		return fmt.Sprintf("max_depth %d reached", l.MaxDepth)
-	case l.MaxPages > 0 && a.admitted >= l.MaxPages:
-		return fmt.Sprintf("max_pages %d reached", l.MaxPages)
-	case l.MaxPagesPerHost > 0 && tx.Admitted(host) >= l.MaxPagesPerHost:
-		return fmt.Sprintf("trap: per-host page budget of %d reached", l.MaxPagesPerHost)
+		return "", fmt.Sprintf("trap: a path segment repeats more than %d times", l.MaxRepeatedSegments)
 	}
-	return ""
+	_, path, query := urlParts(c.URL)
+	if r := l.queryTrap(query); r != "" {
+		return "", r
+	}
+	if l.RefuseSessionIDs {
+		if name := sessionID(path, query); name != "" {
+			return "", fmt.Sprintf("trap: session id %s in the URL", name)
+		}
+	}
+	if dates, shape := urlDates(path, query); len(dates) > 0 {
+		if r := l.dateTrap(dates, shape, c.Parent, host, a.now()); r != "" {
+			return "", r
+		}
+		if l.MaxPerDateShape > 0 {
+			if a.shapes == nil {
+				a.shapes = newShapeCounts()
+			}
+			shapeKey = host + " " + shape
+			if a.shapes.get(shapeKey) >= l.MaxPerDateShape {
+				return "", fmt.Sprintf("trap: %d dated URLs of the pattern %.80s on this host", l.MaxPerDateShape, shape)
+			}
+		}
+	}
+	switch {
+	case l.MaxDepth > 0 && c.Depth > l.MaxDepth:
+		return "", fmt.Sprintf("max_depth %d reached", l.MaxDepth)
+	case l.MaxPages > 0 && a.admitted >= l.MaxPages:
+		return "", fmt.Sprintf("max_pages %d reached", l.MaxPages)
+	case l.MaxPagesPerHost > 0 && tx.Admitted(host) >= l.MaxPagesPerHost:
+		return "", fmt.Sprintf("trap: per-host page budget of %d reached", l.MaxPagesPerHost)
+	}
+	return shapeKey, ""
 }
 
 // repeatedSegments returns how often the most frequent non-empty path

@@ -14,10 +14,19 @@
 //     passed in, never read, so tests are deterministic.
 //   - Admitter: the rules that turn a discovered URL into a queued record,
 //     a skipped record with its reason, or nothing (out of scope, seen).
+//     Limits holds the page budgets and the trap guards (DefaultLimits has
+//     them all on): URL length, repeated segments, queries that grow,
+//     session ids, dates too far ahead, calendar navigation too far from
+//     today, and too many dated URLs of one pattern per host. Refusals by
+//     a guard carry a reason starting "trap: ". Today comes from the now
+//     function given to NewAdmitter.
 //
 // # Caveats
 //
 // Scheduler and Admitter are not safe for concurrent use: the crawl's
 // coordinator goroutine owns them. Queued URLs live on disk; memory grows
-// with the number of hosts, not of URLs.
+// with the number of hosts, not of URLs. The per-pattern count of dated
+// URLs is a fixed 512 KiB sketch in memory (made on the first dated URL):
+// it may overcount when patterns collide, never undercount, and starts
+// from zero when a crawl resumes.
 package frontier

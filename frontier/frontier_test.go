@@ -127,7 +127,7 @@ func mustDB(t testing.TB) *storage.DB {
 
 func TestAdmit(t *testing.T) {
 	scope, _ := urlnorm.NewScope([]string{"a.test"})
-	a := NewAdmitter(scope, Limits{MaxDepth: 2, MaxPages: 6, MaxPagesPerHost: 5, MaxURLLength: 60, MaxRepeatedSegments: 2}, 0)
+	a := NewAdmitter(scope, Limits{MaxDepth: 2, MaxPages: 6, MaxPagesPerHost: 5, MaxURLLength: 60, MaxRepeatedSegments: 2}, 0, nil)
 	d := mustDB(t)
 	cases := []struct {
 		url    string
@@ -215,7 +215,7 @@ func benchQueued(b *testing.B, total int) {
 			hosts[i] = fmt.Sprintf("h%d.test", i)
 		}
 		scope, _ := urlnorm.NewScope(hosts)
-		a := NewAdmitter(scope, Limits{}, 0)
+		a := NewAdmitter(scope, Limits{}, 0, nil)
 		for start := 0; start < total; start += batch {
 			d.Update(func(tx *storage.Tx) error {
 				for i := start; i < start+batch; i++ {

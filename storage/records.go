@@ -81,7 +81,7 @@ type SitemapRecord struct {
 	State      string         `json:"state"` // pending, read, failed, disallowed, skipped
 	Format     string         `json:"format,omitempty"`
 	Listed     int            `json:"listed"`   // entries in the file
-	Accepted   int            `json:"accepted"` // entries that passed the sitemap's and the crawl's scope
+	Accepted   int            `json:"accepted"` // new URLs it queued (seen-before ones count in Dropped)
 	Dropped    map[string]int `json:"dropped,omitempty"`
 	Truncated  string         `json:"truncated,omitempty"`
 	Error      string         `json:"error,omitempty"`

@@ -38,9 +38,16 @@ type Config struct {
 		MaxPages int      `mapstructure:"max_pages"`
 	} `mapstructure:"scope"`
 	Traps struct {
-		MaxURLLength        int `mapstructure:"max_url_length"`
-		MaxRepeatedSegments int `mapstructure:"max_repeated_segments"`
-		MaxPagesPerHost     int `mapstructure:"max_pages_per_host"`
+		MaxURLLength        int  `mapstructure:"max_url_length"`
+		MaxRepeatedSegments int  `mapstructure:"max_repeated_segments"`
+		MaxPagesPerHost     int  `mapstructure:"max_pages_per_host"`
+		MaxQueryParams      int  `mapstructure:"max_query_params"`
+		MaxParamRepeats     int  `mapstructure:"max_param_repeats"`
+		MaxQueryLength      int  `mapstructure:"max_query_length"`
+		RefuseSessionIDs    bool `mapstructure:"refuse_session_ids"`
+		MaxDaysAhead        int  `mapstructure:"max_days_ahead"`
+		CalendarDays        int  `mapstructure:"calendar_days"`
+		MaxPerDatePattern   int  `mapstructure:"max_per_date_pattern"`
 	} `mapstructure:"traps"`
 	Politeness struct {
 		DefaultDelay     time.Duration `mapstructure:"default_delay"`
@@ -98,6 +105,13 @@ var defaults = map[string]any{
 	"traps.max_url_length":          2048,
 	"traps.max_repeated_segments":   3,
 	"traps.max_pages_per_host":      100000,
+	"traps.max_query_params":        16,
+	"traps.max_param_repeats":       3,
+	"traps.max_query_length":        1024,
+	"traps.refuse_session_ids":      true,
+	"traps.max_days_ahead":          366,
+	"traps.calendar_days":           366,
+	"traps.max_per_date_pattern":    500,
 	"politeness.default_delay":      "1s",
 	"politeness.max_delay":          "60s",
 	"politeness.max_retries":        3,
@@ -276,6 +290,13 @@ func (c *Config) Validate() error {
 			bad(key, "%d must be 0 (no limit) or more", n)
 		}
 	}
+	for key, n := range map[string]int{"traps.max_query_params": c.Traps.MaxQueryParams, "traps.max_param_repeats": c.Traps.MaxParamRepeats,
+		"traps.max_query_length": c.Traps.MaxQueryLength, "traps.max_days_ahead": c.Traps.MaxDaysAhead,
+		"traps.calendar_days": c.Traps.CalendarDays, "traps.max_per_date_pattern": c.Traps.MaxPerDatePattern} {
+		if n < 0 {
+			bad(key, "%d must be 0 (off) or more", n)
+		}
+	}
 	if c.SitemapFetchesPerHost < 1 {
 		bad("sitemap_fetches_per_host", "%d must be at least 1", c.SitemapFetchesPerHost)
 	}
@@ -337,13 +358,11 @@ func parseLevel(s string) (slog.Level, error) {
 // crawlerConfig turns the file's values into the engine's.
 func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 	return crawler.Config{
-		Agent:   c.Agent.Name,
-		Seeds:   c.Seeds,
-		Scope:   c.Scope.Hosts,
-		Workers: c.Workers,
-		Limits: frontier.Limits{MaxDepth: c.Scope.MaxDepth, MaxPages: c.Scope.MaxPages,
-			MaxPagesPerHost: c.Traps.MaxPagesPerHost, MaxURLLength: c.Traps.MaxURLLength,
-			MaxRepeatedSegments: c.Traps.MaxRepeatedSegments},
+		Agent:              c.Agent.Name,
+		Seeds:              c.Seeds,
+		Scope:              c.Scope.Hosts,
+		Workers:            c.Workers,
+		Limits:             c.limits(),
 		DefaultDelay:       c.Politeness.DefaultDelay,
 		IPMaxInFlight:      c.Politeness.IPMaxInFlight,
 		IPDelay:            c.Politeness.IPDelay,
@@ -365,6 +384,16 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		StoreBodies:     c.Storage.StoreBodies,
 		Logger:          log,
 	}
+}
+
+// limits turns scope.max_* and traps.* into the frontier's limits.
+func (c *Config) limits() frontier.Limits {
+	t := c.Traps
+	return frontier.Limits{MaxDepth: c.Scope.MaxDepth, MaxPages: c.Scope.MaxPages,
+		MaxPagesPerHost: t.MaxPagesPerHost, MaxURLLength: t.MaxURLLength, MaxRepeatedSegments: t.MaxRepeatedSegments,
+		MaxQueryParams: t.MaxQueryParams, MaxParamRepeats: t.MaxParamRepeats, MaxQueryLength: t.MaxQueryLength,
+		RefuseSessionIDs: t.RefuseSessionIDs, MaxDaysAhead: t.MaxDaysAhead, CalendarDays: t.CalendarDays,
+		MaxPerDateShape: t.MaxPerDatePattern}
 }
 
 // robotsRetries maps the config's 0 ("no retries") onto the engine, where

@@ -47,7 +47,8 @@ var Orphans = []string{"/orphan/1", "/orphan/2", "/orphan/3"}
 // the first index again (a cycle), and a chain of indexes four deep (the
 // last is past the depth limit). robots.txt also declares a sitemap it
 // disallows. The urlset lists a disallowed page, a page on another host
-// ("elsewhere", outside the sitemap's scope) and "/" (already seen).
+// ("elsewhere", outside the sitemap's scope), "/" (already seen) and
+// /orphan/1 a second time.
 func SitemapWeb() *Web {
 	w := NewWeb()
 	w.AddHost("elsewhere", map[string]*Page{"/robots.txt": {Status: 404}, "/x": {Body: "x"}})
@@ -73,7 +74,7 @@ func SitemapWeb() *Web {
 	// Placeholders cannot be expanded inside gzip bytes: build it now.
 	shop := w.Host("shop")
 	shop.SetPage("/sitemaps/products.xml.gz", &Page{
-		Body:   Gzip(shop.expand(urlset("shop", "/orphan/1", "/orphan/2", "/private/x", "/", "{{host:elsewhere}}/x"))),
+		Body:   Gzip(shop.expand(urlset("shop", "/orphan/1", "/orphan/2", "/private/x", "/", "{{host:elsewhere}}/x", "/orphan/1"))),
 		Header: map[string]string{"Content-Type": "application/x-gzip"},
 	})
 	return w

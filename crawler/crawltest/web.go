@@ -48,6 +48,7 @@ type Host struct {
 
 	mu        sync.Mutex
 	pages     map[string]*Page
+	gen       func(key string) *Page // pages not in the map, made on request
 	served    map[string]int
 	log       []Request
 	inFlight  int
@@ -124,6 +125,9 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	h.log = append(h.log, Request{Path: key, Start: time.Now(), UA: r.UserAgent(),
 		IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since")})
 	p := h.pages[key]
+	if p == nil && h.gen != nil {
+		p = h.gen(key)
+	}
 	h.served[key]++
 	n := h.served[key]
 	h.mu.Unlock()

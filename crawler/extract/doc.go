@@ -11,6 +11,26 @@
 // links marked rel nofollow, ugc or sponsored left out. A page-level
 // nofollow leaves Links empty.
 //
+// # Basics
+//
+// Parse (or HTML, its short form) streams the document once through
+// golang.org/x/net/html's tokenizer; no tree is built. Raw-text elements
+// (script, style, textarea, noscript, title, ...) are read as the HTML
+// parser reads them, so what is found matches the tree parser's document,
+// but at any nesting depth (html.Parse refuses trees deeper than 512) and
+// in time linear in the body.
+//
+// # Bounds
+//
+//   - Links: at most Options.MaxLinks (default DefaultMaxLinks, 10,000)
+//     are kept, the first in document order; the rest are counted in
+//     Page.LinksDropped. HTML, the older entry point, keeps every link.
+//   - Links that cannot be used are reported, not silently lost: longer
+//     than MaxURLLength (8,192 bytes) or unparsable, in Page.Skipped (at
+//     most MaxSkipped, each URL cut to 2,048 bytes) and Page.SkippedMore.
+//     A '%' that starts no escape is kept as %25, as frontier/urlnorm does.
+//   - The title is read up to 4,096 bytes.
+//
 // The package does not decide scope, enqueue or fetch, and imports nothing
 // else from this module.
 package extract

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -114,11 +115,126 @@ func TestTitleAndHostileHTML(t *testing.T) {
 	if err != nil || len(p.Links) != 1 {
 		t.Fatalf("hostile HTML: %v", err)
 	}
-	// Nesting deeper than the HTML parser's bound is a clear error, not a
-	// crash or unbounded work.
-	deep := strings.Repeat("<div>", 20000)
-	if _, err := HTML([]byte(deep), mustURL(t, "http://h/"), nil, "x"); err == nil {
-		t.Error("20,000 nested elements should be refused with an error")
+}
+
+// TestDeepNesting: html.Parse refuses trees deeper than 512 elements; the
+// tokenizer pass must find everything whatever the nesting (issue 8).
+func TestDeepNesting(t *testing.T) {
+	tail := `<title> Deep </title><base href="/b/"><meta name="robots" content="noarchive"><a href="x">x</a><area href="/y" rel="nofollow"><a href="z">z</a>`
+	for _, c := range []struct {
+		name, open string
+		n          int
+	}{
+		{"div", "<div>", 20000},
+		{"formatting elements", "<b><i><u>", 10000},
+		{"tables", "<table><tr><td>", 5000},
+		{"lists", "<ul><li>", 20000},
+		{"just past the parser's bound", "<span>", 513},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := strings.Repeat(c.open, c.n) + tail
+			p, err := HTML([]byte(body), mustURL(t, "http://h/a/"), nil, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Title != "Deep" || !p.Directives.NoArchive {
+				t.Errorf("title %q, directives %+v", p.Title, p.Directives)
+			}
+			if want := []string{"http://h/b/x", "http://h/b/z"}; !reflect.DeepEqual(p.Links, want) {
+				t.Errorf("links %q, want %q", p.Links, want)
+			}
+		})
+	}
+}
+
+func TestSkippedLinks(t *testing.T) {
+	long := "http://h/" + strings.Repeat("a", MaxURLLength) // 8,201 bytes
+	relLong := strings.Repeat("b", MaxURLLength-10)         // resolves past the limit
+	for _, c := range []struct {
+		name, html string
+		links      []string
+		skipped    []Skipped
+	}{
+		{"over-long href", `<a href="` + long + `">1</a><a href="/ok">2</a>`,
+			[]string{"http://h/ok"}, []Skipped{{long[:2048] + "...", "URL longer than 8192 bytes"}}},
+		{"over-long once resolved", `<base href="http://h/` + strings.Repeat("c", 20) + `/"><a href="` + relLong + `x">1</a>`,
+			[]string{}, []Skipped{{("http://h/" + strings.Repeat("c", 20) + "/" + relLong)[:2048] + "...", "URL longer than 8192 bytes"}}},
+		{"exactly the limit is kept", `<a href="` + long[:MaxURLLength] + `">1</a>`, []string{long[:MaxURLLength]}, nil},
+		{"stray percent kept as %25, as urlnorm does", `<a href="/a%zz%4">1</a><a href="/100%">2</a>`,
+			[]string{"http://h/a%25zz%254", "http://h/100%25"}, nil},
+		{"bad host recorded", `<a href="http://h:port/">1</a><a href="http://[::1/">2</a>`,
+			[]string{}, []Skipped{{"http://h:port/", `invalid URL: invalid port ":port" after host`}, {"http://[::1/", "invalid URL: missing ']' in host"}}},
+		{"nofollow links are not recorded", `<a rel="nofollow" href="` + long + `">1</a>`, []string{}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := HTML([]byte(c.html), mustURL(t, "http://h/"), nil, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Links, c.links) {
+				t.Errorf("links %.100q, want %.100q", p.Links, c.links)
+			}
+			if !reflect.DeepEqual(p.Skipped, c.skipped) {
+				t.Errorf("skipped %.200v\nwant %.200v", p.Skipped, c.skipped)
+			}
+		})
+	}
+	t.Run("bounded", func(t *testing.T) {
+		var sb strings.Builder
+		for i := range MaxSkipped + 50 {
+			fmt.Fprintf(&sb, `<a href="%s%d">x</a>`, long, i)
+		}
+		sb.WriteString(`<meta name="robots" content="noindex">`)
+		p, _ := HTML([]byte(sb.String()), mustURL(t, "http://h/"), nil, "x")
+		if len(p.Skipped) != MaxSkipped || p.SkippedMore != 50 {
+			t.Errorf("skipped %d + %d more, want %d + 50", len(p.Skipped), p.SkippedMore, MaxSkipped)
+		}
+		for _, s := range p.Skipped {
+			if len(s.URL) != 2048+3 {
+				t.Fatalf("skipped URL of %d bytes", len(s.URL))
+			}
+		}
+	})
+	t.Run("page nofollow records nothing", func(t *testing.T) {
+		p, _ := HTML([]byte(`<a href="`+long+`">1</a><meta name="robots" content="nofollow">`), mustURL(t, "http://h/"), nil, "x")
+		if len(p.Skipped) != 0 || len(p.Links) != 0 {
+			t.Errorf("nofollow page: skipped %d links %d", len(p.Skipped), len(p.Links))
+		}
+	})
+}
+
+func TestMaxLinks(t *testing.T) {
+	var sb strings.Builder
+	for i := range 25 {
+		fmt.Fprintf(&sb, `<a href="/%d">x</a><a href="/%d">again</a>`, i, i)
+	}
+	body := []byte(sb.String())
+	for _, c := range []struct {
+		max, links, dropped int
+	}{
+		{10, 10, 30}, // repeats of kept links are not counted, of dropped ones are
+		{25, 25, 0},
+		{-1, 25, 0},
+		{0, 25, 0}, // DefaultMaxLinks
+	} {
+		p, err := Parse(body, mustURL(t, "http://h/"), nil, Options{MaxLinks: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Links) != c.links || p.LinksDropped != c.dropped {
+			t.Errorf("MaxLinks %d: %d links, %d dropped; want %d, %d", c.max, len(p.Links), p.LinksDropped, c.links, c.dropped)
+		}
+		if c.max > 0 && p.Links[len(p.Links)-1] != fmt.Sprintf("http://h/%d", c.links-1) {
+			t.Errorf("MaxLinks %d: the first links in document order are kept, got %q", c.max, p.Links)
+		}
+	}
+	p, _ := Parse(linkPage(DefaultMaxLinks+7, 0), mustURL(t, "http://h/"), nil, Options{})
+	if len(p.Links) != DefaultMaxLinks || p.LinksDropped != 7 {
+		t.Errorf("default cap: %d links, %d dropped", len(p.Links), p.LinksDropped)
+	}
+	p, _ = HTML(linkPage(DefaultMaxLinks+7, 0), mustURL(t, "http://h/"), nil, "x")
+	if len(p.Links) != DefaultMaxLinks+7 || p.LinksDropped != 0 {
+		t.Errorf("HTML has no cap: %d links, %d dropped", len(p.Links), p.LinksDropped)
 	}
 }
 
@@ -157,6 +273,43 @@ func FuzzExtract(f *testing.F) {
 			u, err := url.Parse(l)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Fragment != "" {
 				t.Fatalf("bad link %q", l)
+			}
+		}
+	})
+}
+
+// FuzzExtractDeep drives the tokenizer pass: wrapping any document in
+// more elements than the HTML parser's 512-deep bound changes nothing it
+// finds, and every answer stays within its bounds.
+func FuzzExtractDeep(f *testing.F) {
+	f.Add([]byte(`<title>t</title><base href="/b/"><a href="x">1</a><meta name="robots" content="noindex">`), 3)
+	f.Add([]byte(`<a href="/a%zz">1</a><a href="http://h:x/">2</a><area href="y">`), 0)
+	f.Add([]byte(`<svg><title>s</title></svg><textarea><a href="/no"></textarea><a href=/yes>`), 1)
+	h := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	f.Fuzz(func(t *testing.T, body []byte, max int) {
+		max = max%20 - 1 // -1 (no cap) to 18
+		opts := Options{Agent: "politecrawl", MaxLinks: max}
+		flat, err := Parse(body, mustURL(t, "http://h/a/"), h, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deep, err := Parse(append([]byte(strings.Repeat("<div>", 600)), body...), mustURL(t, "http://h/a/"), h, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(flat, deep) {
+			t.Fatalf("nesting changed the result:\n%+v\n%+v", flat, deep)
+		}
+		limit := max
+		if max == 0 {
+			limit = DefaultMaxLinks
+		}
+		if max >= 0 && len(flat.Links) > limit || len(flat.Skipped) > MaxSkipped || len(flat.Title) > maxTitle {
+			t.Fatalf("bounds: %d links (max %d), %d skipped, title %d bytes", len(flat.Links), max, len(flat.Skipped), len(flat.Title))
+		}
+		for _, l := range flat.Links {
+			if len(l) > MaxURLLength {
+				t.Fatalf("link of %d bytes", len(l))
 			}
 		}
 	})

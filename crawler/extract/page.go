@@ -8,22 +8,71 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html/charset"
 )
+
+// Bounds on what one page can make extraction hold.
+const (
+	// DefaultMaxLinks is the link cap when Options.MaxLinks is 0.
+	DefaultMaxLinks = 10000
+	// MaxURLLength is the longest link kept; longer ones are reported in
+	// Page.Skipped (urlnorm refuses them too).
+	MaxURLLength = 8192
+	// MaxSkipped bounds Page.Skipped; further skipped links are only
+	// counted in Page.SkippedMore.
+	MaxSkipped = 1000
+	// maxTitle bounds the title text read, in bytes.
+	maxTitle = 4096
+	// skippedPrefix is how much of a skipped URL is kept, in bytes.
+	skippedPrefix = 2048
+)
+
+// Options tune extraction. The zero value extracts with no agent name and
+// the default link cap.
+type Options struct {
+	// Agent is our product token, matched case-insensitively against
+	// <meta name> and X-Robots-Tag prefixes. Empty: only "robots" applies.
+	Agent string
+	// MaxLinks caps Page.Links: once that many distinct links are held,
+	// the rest are only counted in Page.LinksDropped. 0 means
+	// DefaultMaxLinks; negative means no cap.
+	MaxLinks int
+}
 
 // Page is what a crawler takes from one HTML document.
 type Page struct {
 	Title      string
 	Links      []string // absolute http(s) URLs, fragment-free, deduplicated, in document order
 	Directives Directives
+	// LinksDropped counts the links past Options.MaxLinks, which are
+	// neither kept nor deduplicated.
+	LinksDropped int
+	// Skipped are links that were found but are not usable URLs (too long,
+	// unparsable), at most MaxSkipped of them; SkippedMore counts the rest.
+	Skipped     []Skipped
+	SkippedMore int
 }
 
-// HTML parses body as an HTML document fetched from pageURL (the final URL,
-// after redirects) with the given response headers, for agent (a product
-// token). It never fails on malformed HTML: the HTML5 parsing algorithm
-// accepts any input.
+// Skipped is a link that extraction could not turn into a usable URL.
+type Skipped struct {
+	URL    string // the link, cut to its first 2,048 bytes plus "..." when longer
+	Reason string // e.g. "URL longer than 8192 bytes", "invalid URL: ..."
+}
+
+// HTML is Parse with Options{Agent: agent, MaxLinks: -1}: every link is
+// kept, as before Options existed. Crawlers should call Parse with their
+// link cap, which bounds memory.
 func HTML(body []byte, pageURL *url.URL, header http.Header, agent string) (*Page, error) {
+	return Parse(body, pageURL, header, Options{Agent: agent, MaxLinks: -1})
+}
+
+// Parse reads body as an HTML document fetched from pageURL (the final
+// URL, after redirects) with the given response headers. It streams the
+// document through the HTML tokenizer, never building a tree, so any
+// nesting depth is fine; time is linear in the body and memory bounded by
+// the body plus opts.MaxLinks links. It fails only if the body cannot be
+// read.
+func Parse(body []byte, pageURL *url.URL, header http.Header, opts Options) (*Page, error) {
 	// Decode to UTF-8 from the charset the Content-Type header or a <meta
 	// charset> names (sniffed as the HTML standard says when neither does).
 	var in io.Reader = bytes.NewReader(body)
@@ -32,89 +81,69 @@ func HTML(body []byte, pageURL *url.URL, header http.Header, agent string) (*Pag
 	} else {
 		in = bytes.NewReader(body)
 	}
-	doc, err := goquery.NewDocumentFromReader(in)
-	if err != nil {
+	max := opts.MaxLinks
+	if max == 0 {
+		max = DefaultMaxLinks
+	}
+	s := newScan(opts.Agent, max)
+	if err := s.run(in); err != nil {
 		return nil, fmt.Errorf("parse HTML: %w", err)
 	}
-	p := &Page{Title: cleanText(doc.Find("title").First().Text())}
-	p.Directives = Header(header, agent)
-	doc.Find("meta[name]").Each(func(_ int, s *goquery.Selection) {
-		name := strings.TrimSpace(s.AttrOr("name", ""))
-		if strings.EqualFold(name, "robots") || agent != "" && strings.EqualFold(name, agent) {
-			p.Directives.merge(ParseContent(s.AttrOr("content", "")))
-		}
-	})
+	p := &Page{Title: s.title(), Directives: Header(header, opts.Agent), Links: []string{}}
+	p.Directives.merge(s.meta)
 	if p.Directives.NoFollow {
-		p.Links = []string{}
 		return p, nil
 	}
-	base := baseURL(doc, pageURL)
-	seen := map[string]bool{}
-	p.Links = []string{}
-	doc.Find("a[href], area[href]").Each(func(_ int, s *goquery.Selection) {
-		if hasRelNoFollow(s.AttrOr("rel", "")) {
-			return
-		}
-		if u := resolve(base, s.AttrOr("href", "")); u != "" && !seen[u] {
+	p.LinksDropped = s.dropped
+	p.Skipped, p.SkippedMore = s.skipped, s.skippedMore
+	base := baseURL(s.base, pageURL)
+	seen := make(map[string]bool, len(s.hrefs))
+	for _, h := range s.hrefs {
+		u, reason := resolve(base, h)
+		switch {
+		case reason != "":
+			p.skip(h, reason)
+		case u == "" || seen[u]:
+		case len(u) > MaxURLLength:
+			p.skip(u, tooLong)
+		default:
 			seen[u] = true
 			p.Links = append(p.Links, u)
 		}
-	})
+	}
 	return p, nil
 }
 
-// baseURL is the first <base href>, resolved against the page URL; the
-// page URL when there is none or it does not parse.
-func baseURL(doc *goquery.Document, pageURL *url.URL) *url.URL {
-	href, ok := doc.Find("base[href]").First().Attr("href")
-	if !ok {
-		return pageURL
+var tooLong = fmt.Sprintf("URL longer than %d bytes", MaxURLLength)
+
+// skip records a link that is not usable, within MaxSkipped.
+func (p *Page) skip(u, reason string) {
+	if len(p.Skipped) >= MaxSkipped {
+		p.SkippedMore++
+		return
 	}
-	ref, err := url.Parse(cleanHref(href))
-	if err != nil {
-		return pageURL
-	}
-	return pageURL.ResolveReference(ref)
+	p.Skipped = append(p.Skipped, Skipped{URL: cut(u, skippedPrefix), Reason: reason})
 }
 
-func hasRelNoFollow(rel string) bool {
-	for _, tok := range strings.FieldsFunc(rel, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' }) {
-		switch strings.ToLower(tok) {
-		case "nofollow", "ugc", "sponsored":
-			return true
-		}
+// cut shortens s to at most n bytes, at a UTF-8 boundary, marking the cut
+// with "...".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return false
+	return truncate(s, n) + "..."
 }
 
-// cleanHref does what the URL Standard does before parsing and Go's
-// net/url does not: trim ASCII white space, drop tabs and newlines inside,
-// and read backslashes as slashes.
-func cleanHref(h string) string {
-	h = strings.Trim(h, " \t\n\r\f")
-	h = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(h)
-	return strings.ReplaceAll(h, `\`, "/")
-}
-
-func resolve(base *url.URL, href string) string {
-	h := cleanHref(href)
-	if h == "" || h[0] == '#' {
-		return ""
+// truncate shortens s to at most n bytes without splitting a UTF-8
+// sequence.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	ref, err := url.Parse(h)
-	if err != nil {
-		return ""
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
 	}
-	u := base.ResolveReference(ref)
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "" // javascript:, mailto:, tel:, data: and the like
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
-}
-
-func cleanText(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return s[:n]
 }
 
 // IsHTML reports whether a Content-Type names an HTML document. A missing

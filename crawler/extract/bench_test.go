@@ -1,0 +1,65 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// linkPage builds a page of n links of about 20 bytes each, padded with
+// text to roughly size bytes when size is larger.
+func linkPage(n, size int) []byte {
+	var sb strings.Builder
+	sb.WriteString("<html><head><title>Bench</title><meta name=robots content='index,follow'></head><body>")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, `<p><a href="/p/%d">link %d</a></p>`, i, i)
+	}
+	if pad := size - sb.Len(); pad > 0 {
+		sb.WriteString("<p>")
+		sb.WriteString(strings.Repeat("filler text ", pad/12))
+		sb.WriteString("</p>")
+	}
+	sb.WriteString("</body></html>")
+	return []byte(sb.String())
+}
+
+// benchPage extracts body with the default link cap, as a crawler does.
+func benchPage(b *testing.B, body []byte) {
+	u := mustURL(b, "http://h/a/")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(body, u, nil, Options{Agent: "politecrawl"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPage10KB: a typical page, 10 KB with 200 links.
+func BenchmarkPage10KB(b *testing.B) { benchPage(b, linkPage(200, 10<<10)) }
+
+// BenchmarkPage1MB: a large page, 1 MB of which 2,000 links.
+func BenchmarkPage1MB(b *testing.B) { benchPage(b, linkPage(2000, 1<<20)) }
+
+// BenchmarkPage528kLinks: a hostile 10 MiB page of 528,000 links (issue 8),
+// with the default cap of 10,000 links, and with none (HTML).
+func BenchmarkPage528kLinks(b *testing.B) {
+	body := linkPage(528000, 0)
+	b.Run("cap=10000", func(b *testing.B) { benchPage(b, body) })
+	b.Run("nocap", func(b *testing.B) {
+		u := mustURL(b, "http://h/a/")
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if p, err := HTML(body, u, nil, "politecrawl"); err != nil || len(p.Links) != 528000 {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkPageDeep: 100,000 nested elements around a title and links.
+func BenchmarkPageDeep(b *testing.B) {
+	body := []byte(strings.Repeat("<div>", 100000) + `<title>t</title><a href="/x">x</a>`)
+	benchPage(b, body)
+}
