@@ -372,17 +372,11 @@ func (c *Crawler) abandonInFlight() error {
 
 // waitWorkers waits for the workers to return, unless some were given up
 // on at the stop: those finish on their own (they touch neither the state
-// file nor the coordinator's state) while the process exits.
+// file nor the coordinator's state) while the process exits, and the stop
+// has already waited stopMargin for them.
 func (c *Crawler) waitWorkers(wg *sync.WaitGroup) {
 	if !c.abandoned {
 		wg.Wait()
-		return
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(stopMargin):
 	}
 }
 

@@ -3,6 +3,8 @@ package crawler
 import (
 	"fmt"
 
+	"github.com/politecrawl/politecrawl/crawler/extract"
+
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
@@ -42,8 +44,12 @@ type badLink struct {
 // normaliseLinks turns extracted links into what the coordinator admits.
 // It runs on the worker: normalising is the costly part of a link-heavy
 // page, and the coordinator serves every host.
-func normaliseLinks(links []string, maxLinks int) pageLinks {
-	pl := pageLinks{urls: make([]string, 0, min(len(links), maxLinks))}
+func normaliseLinks(p *extract.Page, maxLinks int) pageLinks {
+	links := p.Links
+	pl := pageLinks{urls: make([]string, 0, min(len(links), maxLinks)), dropped: p.LinksDropped, badMore: p.SkippedMore}
+	for _, s := range p.Skipped {
+		pl.addBad(s.URL, "unusable link: "+s.Reason)
+	}
 	seen := make(map[string]struct{}, min(len(links), maxLinks))
 	for i, l := range links {
 		if len(pl.urls) >= maxLinks {

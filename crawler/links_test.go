@@ -206,3 +206,44 @@ func countRecords(db *storage.DB) int {
 	})
 	return n
 }
+
+// TestUnusableLinksAreRecorded: a link over 8 KiB and one that is not a
+// valid URL are recorded as skipped with the reason, not dropped silently.
+func TestUnusableLinksAreRecorded(t *testing.T) {
+	web := crawltest.NewWeb()
+	defer web.Close()
+	long := "/" + strings.Repeat("x", 9000)
+	h := web.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="` + long + `">long</a><a href="http://bad host:x/">bad</a><a href="/ok">ok</a>`},
+		"/ok":         {Body: "ok"},
+	})
+	cfg := testConfig(h.URL("/"))
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, r := range records(t, db) {
+		if r.State == storage.Skipped {
+			reasons = append(reasons, r.Error)
+			if len(r.URL) > badLinkPrefix+3 || r.Parent != h.URL("/") {
+				t.Errorf("skipped record %.80q: %d bytes, parent %q", r.URL, len(r.URL), r.Parent)
+			}
+		}
+	}
+	joined := strings.Join(reasons, "\n")
+	if len(reasons) != 2 || !strings.Contains(joined, "longer than 8192 bytes") || !strings.Contains(joined, "invalid URL") {
+		t.Errorf("skipped reasons: %q", reasons)
+	}
+	if h.Count("/ok") != 1 {
+		t.Error("the good link was not followed")
+	}
+}

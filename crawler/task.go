@@ -109,14 +109,15 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 				r.err = err
 				return r
 			}
-			r.parsed, r.parseErr = extract.HTML(resp.Body, u, resp.Header, c.cfg.Agent)
+			r.parsed, r.parseErr = extract.Parse(resp.Body, u, resp.Header,
+				extract.Options{Agent: c.cfg.Agent, MaxLinks: c.cfg.MaxLinksPerPage})
 			c.parseBig.release(len(resp.Body))
 		}
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, c.cfg.Agent)}
 	}
 	if r.parsed != nil {
-		pl := normaliseLinks(r.parsed.Links, c.cfg.MaxLinksPerPage)
+		pl := normaliseLinks(r.parsed, c.cfg.MaxLinksPerPage)
 		r.links = &pl
 		r.parsed.Links = nil
 	}

@@ -190,13 +190,14 @@ type ExportRecord struct {
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
 	Bytes        int64  `json:"bytes,omitempty"`
+	LinksDropped int    `json:"links_dropped,omitempty"` // links past limits.max_links_per_page, not queued
 }
 
 func newExportRecord(r *storage.URLRecord) ExportRecord {
 	e := ExportRecord{URL: r.URL, State: string(r.State), Status: r.Status, Depth: r.Depth,
 		DiscoveredVia: r.DiscoveredVia, ContentType: r.ContentType, Title: r.Title, NoIndex: r.NoIndex,
 		NoFollow: r.NoFollow, Links: r.Links, Error: r.Error, Parent: r.Parent, Attempts: r.Attempts,
-		ETag: r.ETag, LastModified: r.LastModified, Bytes: r.Bytes}
+		ETag: r.ETag, LastModified: r.LastModified, Bytes: r.Bytes, LinksDropped: r.LinksDropped}
 	if !r.FetchedAt.IsZero() {
 		e.FetchedAt = r.FetchedAt.UTC().Format(time.RFC3339)
 	}

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 // TestSeedWithoutARunningCrawl: with scope.hosts empty, the scope is the
@@ -79,5 +82,28 @@ func TestControlSocketPath(t *testing.T) {
 	got := controlSocket(long)
 	if len(got) > maxSocketPath || got != controlSocket(long) || got == controlSocket(long+"2") {
 		t.Errorf("long path: %s", got)
+	}
+}
+
+// TestExportIncludesLinksDropped: a page over limits.max_links_per_page
+// says in the export how many of its links were not queued.
+func TestExportIncludesLinksDropped(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "s.db")
+	db, err := storage.Open(state, storage.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &storage.URLRecord{URL: "http://h.example/", State: storage.Fetched, Status: 200, Links: []string{"http://h.example/a"}, LinksDropped: 41}
+	if err := db.Update(func(tx *storage.Tx) error { return tx.PutURL(rec, "") }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"export", "--state", state}, &out, &errb); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errb.String())
+	}
+	var got ExportRecord
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.LinksDropped != 41 || len(got.Links) != 1 {
+		t.Errorf("export line %s: %+v %v", out.String(), got, err)
 	}
 }
