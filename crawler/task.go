@@ -7,6 +7,7 @@ import (
 	"net/http/httptrace"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -177,14 +178,13 @@ func (c *Crawler) readSitemap(ctx context.Context, t task, r *result) {
 // workers parsing 10 MiB pages at once would need gigabytes.
 const bigBody = 1 << 20
 
-// bigParses bounds how many big bodies are parsed at once.
-const bigParses = 2
-
-// parseGate admits at most bigParses parses of big bodies at a time;
-// small ones pass freely. The zero value is not usable: see newParseGate.
+// parseGate admits a bounded number of parses of big bodies at a time
+// (half the CPUs, at least one: the coordinator and the small pages keep
+// the rest); small ones pass freely. The zero value is not usable: see
+// newParseGate.
 type parseGate chan struct{}
 
-func newParseGate() parseGate { return make(parseGate, bigParses) }
+func newParseGate() parseGate { return make(parseGate, max(1, runtime.GOMAXPROCS(0)/2)) }
 
 func (g parseGate) acquire(ctx context.Context, size int) error {
 	if size < bigBody {
