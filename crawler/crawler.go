@@ -323,12 +323,15 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 // (parsing a page that already arrived) before it gives up on it.
 const stopMargin = time.Second
 
-// finishInFlight lets in-flight fetches complete for ShutdownGrace, then
-// cancels the rest; their URLs stay queued. A worker still busy
-// stopMargin after that is given up on: its URL stays queued and its host
+// finishInFlight lets in-flight fetches complete for most of
+// ShutdownGrace, then cancels the rest; their URLs stay queued. A worker
+// still busy when ShutdownGrace is over is given up on: its URL stays queued and its host
 // counts a request at this moment, so the restart keeps the spacing.
 func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.CancelFunc) error {
-	grace := time.NewTimer(c.cfg.ShutdownGrace)
+	// The whole stop fits in ShutdownGrace: fetches get all of it but the
+	// last stopMargin (or half of it, if it is short).
+	margin := min(stopMargin, c.cfg.ShutdownGrace/2)
+	grace := time.NewTimer(c.cfg.ShutdownGrace - margin)
 	defer grace.Stop()
 	var giveUp <-chan time.Time
 	for c.inflight > 0 {
@@ -340,7 +343,7 @@ func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.Canc
 		case <-grace.C:
 			c.log.Info("cancelling in-flight fetches; their URLs stay queued", "in_flight", c.inflight)
 			cancelFetch()
-			giveUp = time.After(stopMargin)
+			giveUp = time.After(margin)
 		case <-giveUp:
 			return c.abandonInFlight()
 		}

@@ -247,3 +247,47 @@ func TestUnusableLinksAreRecorded(t *testing.T) {
 		t.Error("the good link was not followed")
 	}
 }
+
+// TestStopIsAnsweredWithinTheGrace: a stop while a worker parses a huge
+// page returns within ShutdownGrace; the page stays queued.
+func TestStopIsAnsweredWithinTheGrace(t *testing.T) {
+	web, big, other := linkHeavyWeb(200_000)
+	defer web.Close()
+	cfg := testConfig(big.URL("/"), other.URL("/"))
+	cfg.ShutdownGrace = 600 * time.Millisecond
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	for big.Count("/") == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("crawl ended early: %v", err)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the page has arrived; parsing it takes seconds
+	stop := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer to the stop in 10s")
+	}
+	took := time.Since(stop)
+	t.Logf("stopped %v after the signal", took)
+	if took > cfg.ShutdownGrace+300*time.Millisecond {
+		t.Errorf("stop took %v, grace %v", took, cfg.ShutdownGrace)
+	}
+	if recorded(db, big.URL("/")) {
+		t.Log("the page was recorded before the stop (parsing was quick)")
+	}
+}
