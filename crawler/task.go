@@ -51,7 +51,7 @@ type result struct {
 	entries  []sitemap.Entry
 	smResult sitemap.Result
 	next     string     // robots: a redirect still to follow
-	sent     time.Time  // when the request headers were written; zero if never
+	sent     time.Time  // when the request was written to the connection; zero if never
 	links    *pageLinks // a page's outlinks, normalised on the worker
 	freed    bool       // the worker slot was released before recording (link-heavy page)
 	ip       string     // the IP the request's connection went to, if known
@@ -74,7 +74,10 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		// The IP the connection went to groups hosts for per-IP limits.
 		GotConn:      func(info httptrace.GotConnInfo) { s := remoteIP(info.Conn); ip.Store(&s) },
-		WroteHeaders: func() { sent.CompareAndSwap(0, c.cfg.Now().UnixNano()) },
+		// WroteRequest comes once the request is flushed to the
+		// connection (WroteHeaders comes before the flush): the later,
+		// safer start to count the delay from.
+		WroteRequest: func(httptrace.WroteRequestInfo) { sent.CompareAndSwap(0, c.cfg.Now().UnixNano()) },
 	})
 	defer func() {
 		if ns := sent.Load(); ns != 0 {
