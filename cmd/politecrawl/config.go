@@ -88,6 +88,7 @@ type Config struct {
 	HTTP struct {
 		Listen string `mapstructure:"listen"`
 	} `mapstructure:"http"`
+	WARC warcConfig `mapstructure:"warc"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -336,6 +337,7 @@ func (c *Config) Validate() error {
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
+	errs = append(errs, c.WARC.validate()...)
 	if len(errs) == 0 {
 		return nil
 	}
