@@ -75,6 +75,11 @@ func IndexEntry(e Entry, filename string) (CDXJ, bool) {
 	}
 	uri := e.Header.Get("WARC-Target-URI")
 	c := CDXJ{Key: SURT(uri), URL: uri, Length: e.Length, Offset: e.Offset, Filename: filename}
+	if !e.Compressed {
+		// In an uncompressed file the CRLF CRLF after a record does not
+		// count in its length, as warcio and pywb index it.
+		c.Length -= 4
+	}
 	date := strings.NewReplacer("-", "", ":", "", "T", "").Replace(e.Header.Get("WARC-Date"))
 	c.Timestamp = date[:min(len(date), 14)]
 	if d := e.Header.Get("WARC-Payload-Digest"); d != "" {

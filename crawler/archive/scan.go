@@ -16,6 +16,8 @@ import (
 type Entry struct {
 	Offset int64 // where the record (or its gzip member) starts in the file
 	Length int64 // its length in the file, compressed when the file is
+	// Compressed: the record is a gzip member of its own.
+	Compressed bool
 	Header textproto.MIMEHeader
 	Block  []byte
 }
@@ -46,7 +48,8 @@ func Scan(r io.Reader, fn func(Entry) error) (int64, error) {
 			return end, nil
 		}
 		var e Entry
-		if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		compressed := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
+		if compressed {
 			e, err = readMember(br)
 		} else {
 			e, err = readRecord(br)
@@ -55,7 +58,7 @@ func Scan(r io.Reader, fn func(Entry) error) (int64, error) {
 		if err != nil {
 			return end, fmt.Errorf("record at offset %d: %w: %v", end, ErrDamaged, err)
 		}
-		e.Offset, e.Length, end = end, pos-end, pos
+		e.Offset, e.Length, e.Compressed, end = end, pos-end, compressed, pos
 		if err := fn(e); err != nil {
 			return end, err
 		}
