@@ -116,7 +116,7 @@ func TestWriteAndScan(t *testing.T) {
 			if compress {
 				ext += `\.gz`
 			}
-			if len(names) != 1 || !regexp.MustCompile(`^testbot-20261122100000000-00000-crawler1` + ext + `$`).MatchString(names[0]) {
+			if len(names) != 1 || !regexp.MustCompile(`^testbot-20261122100000000-00000-crawler1`+ext+`$`).MatchString(names[0]) {
 				t.Fatalf("files %v", names)
 			}
 			if entries[0].Type() != TypeWarcinfo || !bytes.Contains(entries[0].Block, []byte("software: politecrawl/test\r\n")) ||

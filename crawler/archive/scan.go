@@ -18,8 +18,8 @@ type Entry struct {
 	Length int64 // its length in the file, compressed when the file is
 	// Compressed: the record is a gzip member of its own.
 	Compressed bool
-	Header textproto.MIMEHeader
-	Block  []byte
+	Header     textproto.MIMEHeader
+	Block      []byte
 }
 
 // Type is the record's WARC-Type.
