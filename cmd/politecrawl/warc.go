@@ -93,7 +93,7 @@ func buildVersion() string {
 	if !ok {
 		return "devel"
 	}
-	v := bi.Main.Version
+	v := strings.Trim(bi.Main.Version, "()") // "(devel)" for a build from a work tree
 	for _, s := range bi.Settings {
 		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
 			v += "+" + s.Value[:12]
