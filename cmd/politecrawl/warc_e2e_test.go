@@ -46,15 +46,11 @@ func TestWARCSurvivesKill9(t *testing.T) {
 	if len(files) != 3 {
 		t.Errorf("want one file per run, got %v", files)
 	}
-	theirs := archivetest.CDXJ(t, dir)
 	exported, err := exec.Command(binary, "export", "-c", cfg, "--format", "cdxj").Output()
 	if err != nil {
 		t.Fatalf("export --format cdxj: %v", err)
 	}
 	ours := strings.Split(strings.TrimSpace(string(exported)), "\n")
-	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
-		t.Errorf("export --format cdxj (%d lines) differs from warcio's index (%d lines)", len(ours), len(theirs))
-	}
 	indexed := map[string]bool{}
 	for _, l := range ours {
 		if i := strings.Index(l, `"url":"`); i >= 0 {
@@ -66,6 +62,11 @@ func TestWARCSurvivesKill9(t *testing.T) {
 		if r.State == "fetched" && !indexed[url] {
 			t.Errorf("%s is fetched in the state file but not in the WARC files", url)
 		}
+	}
+	// Last, as it skips without node (by hand): warcio.js reads every
+	// file, and its index is ours.
+	if theirs := archivetest.CDXJ(t, dir); strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("export --format cdxj (%d lines) differs from warcio's index (%d lines)", len(ours), len(theirs))
 	}
 	recs := archivetest.Records(t, dir)
 	n := archivetest.Count(recs)
