@@ -248,3 +248,39 @@ func equalCounts(a, b map[string]int) bool {
 	}
 	return true
 }
+
+// TestArchiveSitemaps: sitemap files, gzip ones included, are archived
+// like any exchange: every request the server answered has a request and
+// a response record, byte for byte what crossed the connection.
+func TestArchiveSitemaps(t *testing.T) {
+	web := crawltest.SitemapWeb()
+	defer web.Close()
+	shop := web.Host("shop")
+	dir := t.TempDir()
+	w := openArchive(t, dir)
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	crawlShop(t, web, db, true, func(c *Config) { c.Archive = w })
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, e := range scanArchive(t, dir) {
+		if e.Type() == archive.TypeResponse || e.Type() == archive.TypeRevisit {
+			got[strings.TrimPrefix(e.Header.Get("WARC-Target-URI"), shop.URL(""))]++
+		}
+		if strings.HasSuffix(e.Header.Get("WARC-Target-URI"), ".xml.gz") && e.Type() == archive.TypeResponse &&
+			!bytes.Contains(e.Block, []byte(crawltest.Gzip(""))[:3]) {
+			t.Errorf("the gzip sitemap must be archived compressed, as sent")
+		}
+	}
+	for _, p := range shop.Paths() {
+		if got[p] != shop.Count(p) {
+			t.Errorf("%s: %d response records for %d requests", p, got[p], shop.Count(p))
+		}
+	}
+	if got["/sitemap_index.xml"] != 1 || got["/sitemaps/products.xml.gz"] != 1 {
+		t.Errorf("sitemaps not archived: %v", got)
+	}
+	checkAgainstWarcio(t, dir)
+}

@@ -121,7 +121,9 @@ func (w *Writer) response(e Exchange, out *Written) *record {
 		r.add("WARC-Profile", ProfileNotModified)
 		r.add("WARC-Refers-To", e.Original.RecordID)
 		r.add("WARC-Refers-To-Target-URI", e.Original.URI)
-		r.add("WARC-Refers-To-Date", warcDate(e.Original.Date))
+		if !e.Original.Date.IsZero() {
+			r.add("WARC-Refers-To-Date", warcDate(e.Original.Date))
+		}
 	case seen && len(msg.payload) > 0 && !truncated:
 		// The headers only: the payload is in the original's record.
 		r.typ, r.block = TypeRevisit, e.Response[:msg.headLen]
