@@ -177,6 +177,9 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 		return nil, usagef("config %s: %v", path, err)
 	}
 	c.State = resolveState(c.State, path, v.InConfig("state") && !flagChanged(flags, "state") && os.Getenv("POLITECRAWL_STATE") == "")
+	if c.WARC.Dir != "" {
+		c.WARC.Dir = resolveState(c.WARC.Dir, path, v.InConfig("warc.dir") && os.Getenv("POLITECRAWL_WARC_DIR") == "")
+	}
 	return &c, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
@@ -46,7 +45,8 @@ func (w warcConfig) validate() []error {
 	return errs
 }
 
-// warcDir is warc.dir, or "warc" beside the state file when unset.
+// warcDir is warc.dir (a relative path in the config file is taken from
+// the file's folder, as state is), or "warc" beside the state file.
 func (c *Config) warcDir() string {
 	if c.WARC.Dir != "" {
 		return c.WARC.Dir
@@ -69,7 +69,7 @@ func (c *Config) openArchive(log *slog.Logger) (*archive.Writer, error) {
 		prefix = c.Agent.Name
 	}
 	info := []archive.Field{
-		{Name: "software", Value: "politecrawl/" + buildVersion()},
+		{Name: "software", Value: "politecrawl/" + versionString()},
 		{Name: "hostname", Value: host},
 		{Name: "operator", Value: c.Agent.From},
 		{Name: "robots", Value: "obey"},
@@ -84,20 +84,4 @@ func (c *Config) openArchive(log *slog.Logger) (*archive.Writer, error) {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
 	return w, nil
-}
-
-// buildVersion is the module version the binary was built from, with the
-// VCS revision when known.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := strings.Trim(bi.Main.Version, "()") // "(devel)" for a build from a work tree
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
-		}
-	}
-	return v
 }
