@@ -167,6 +167,10 @@ func TestIndex(t *testing.T) {
 	if err := Index(dir, &b); err != nil {
 		t.Fatal(err)
 	}
+	names, _ := Files(dir)
+	if side, err := os.ReadFile(filepath.Join(dir, names[0]+IndexSuffix)); err != nil || string(side) != b.String() {
+		t.Errorf("the .cdxj written at close differs from the index read back (%v):\n%s\nwant\n%s", err, side, b.String())
+	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 6 { // responses and revisits: /, /a, /copy, / (304), /r, /big
 		t.Fatalf("%d lines:\n%s", len(lines), b.String())
@@ -237,6 +241,11 @@ func TestRecover(t *testing.T) {
 			rec, err := Recover(dir)
 			if err != nil || len(rec) != 1 || rec[0].Records != want || rec[0].File != names[0] {
 				t.Fatalf("compress=%v cut=%d: %+v %v", compress, cut, rec, err)
+			}
+			var idx bytes.Buffer
+			Index(dir, &idx)
+			if side, err := os.ReadFile(path + IndexSuffix); err != nil || string(side) != idx.String() {
+				t.Fatalf("compress=%v cut=%d: recovered file's .cdxj (%v):\n%s\nwant\n%s", compress, cut, err, side, idx.String())
 			}
 			if _, got := scanDir(t, dir); len(got) != want {
 				t.Fatalf("compress=%v cut=%d: %d records after recovery", compress, cut, len(got))

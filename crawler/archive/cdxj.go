@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,19 +74,39 @@ func IndexEntry(e Entry, filename string) (CDXJ, bool) {
 	if typ != TypeResponse && typ != TypeRevisit {
 		return CDXJ{}, false
 	}
-	uri := e.Header.Get("WARC-Target-URI")
-	c := CDXJ{Key: SURT(uri), URL: uri, Length: e.Length, Offset: e.Offset, Filename: filename}
+	c := cdxj(typ, e.Header.Get("WARC-Target-URI"), e.Header.Get("WARC-Date"), e.Header.Get("WARC-Payload-Digest"), parseResponse(e.Block))
+	c.Offset, c.Length, c.Filename = e.Offset, e.Length, filename
 	if !e.Compressed {
 		// In an uncompressed file the CRLF CRLF after a record does not
 		// count in its length, as warcio and pywb index it.
 		c.Length -= 4
 	}
-	date := strings.NewReplacer("-", "", ":", "", "T", "").Replace(e.Header.Get("WARC-Date"))
-	c.Timestamp = date[:min(len(date), 14)]
-	if d := e.Header.Get("WARC-Payload-Digest"); d != "" {
-		_, c.Digest, _ = strings.Cut(d, ":")
+	return c, true
+}
+
+// indexLine is the index line of a record being written, without its
+// offset, length and file.
+func indexLine(r *record, msg httpMessage) *CDXJ {
+	var uri, digest string
+	for _, f := range r.fields {
+		switch f.name {
+		case "WARC-Target-URI":
+			uri = f.value
+		case "WARC-Payload-Digest":
+			digest = f.value
+		}
 	}
-	msg := parseResponse(e.Block)
+	c := cdxj(r.typ, uri, warcDate(r.date), digest, msg)
+	return &c
+}
+
+func cdxj(typ, uri, date, payloadDigest string, msg httpMessage) CDXJ {
+	c := CDXJ{Key: SURT(uri), URL: uri}
+	date = strings.NewReplacer("-", "", ":", "", "T", "").Replace(date)
+	c.Timestamp = date[:min(len(date), 14)]
+	if payloadDigest != "" {
+		_, c.Digest, _ = strings.Cut(payloadDigest, ":")
+	}
 	if msg.status != 0 {
 		c.Status = strconv.Itoa(msg.status)
 	}
@@ -95,7 +116,32 @@ func IndexEntry(e Entry, filename string) (CDXJ, bool) {
 		mime, _, _ := strings.Cut(ct, ";")
 		c.Mime = strings.TrimSpace(mime)
 	}
-	return c, true
+	return c
+}
+
+// IndexSuffix names the CDXJ index written beside each closed file.
+const IndexSuffix = ".cdxj"
+
+// writeIndex writes the sorted index lines of the WARC file at path to
+// path+IndexSuffix, through a temporary file renamed once complete.
+func writeIndex(path string, lines []string) error {
+	sort.Strings(lines)
+	tmp := path + IndexSuffix + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	for _, l := range lines {
+		bw.WriteString(l)
+		bw.WriteByte('\n')
+	}
+	err = errors.Join(bw.Flush(), f.Sync(), f.Close())
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path+IndexSuffix)
 }
 
 // Files lists the closed WARC files of dir (*.warc and *.warc.gz, not

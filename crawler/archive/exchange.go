@@ -145,5 +145,6 @@ func (w *Writer) response(e Exchange, out *Written) *record {
 		}
 	}
 	r.add("WARC-Block-Digest", Digest(r.block))
+	r.index = indexLine(r, msg)
 	return r
 }

@@ -37,6 +37,7 @@ type record struct {
 	date   time.Time
 	ctype  string
 	block  []byte
+	index  *CDXJ // a response's or revisit's index line, less its place in the file
 }
 
 func (r *record) add(name, value string) {

@@ -46,7 +46,15 @@ func recoverFile(path string) (Recovered, error) {
 	}
 	defer f.Close()
 	var r Recovered
-	end, _ := Scan(f, func(Entry) error { r.Records++; return nil }) // damage is what we cut
+	final := strings.TrimSuffix(path, OpenSuffix)
+	var lines []string
+	end, _ := Scan(f, func(e Entry) error { // damage is what we cut
+		r.Records++
+		if c, ok := IndexEntry(e, filepath.Base(final)); ok {
+			lines = append(lines, c.String())
+		}
+		return nil
+	})
 	st, err := f.Stat()
 	if err != nil {
 		return r, fmt.Errorf("recover %s: %w", path, err)
@@ -61,10 +69,12 @@ func recoverFile(path string) (Recovered, error) {
 	if err := f.Sync(); err != nil {
 		return r, fmt.Errorf("recover %s: %w", path, err)
 	}
-	final := strings.TrimSuffix(path, OpenSuffix)
 	if err := os.Rename(path, final); err != nil {
 		return r, fmt.Errorf("recover %s: %w", path, err)
 	}
 	r.File = filepath.Base(final)
+	if err := writeIndex(final, lines); err != nil {
+		return r, fmt.Errorf("recover %s: index: %w", path, err)
+	}
 	return r, nil
 }

@@ -69,8 +69,9 @@ type Writer struct {
 	closed  bool
 	digests map[string]Capture
 	buf     bytes.Buffer
-	zbuf    bytes.Buffer
+	plain   bytes.Buffer
 	zw      *gzip.Writer
+	index   []string // CDXJ lines of the open file, for its .cdxj
 }
 
 // Open prepares a Writer on opts.Dir: it creates the directory and
@@ -89,7 +90,7 @@ func Open(opts Options) (*Writer, error) {
 		opts.Logger.Warn("recovered WARC file left open", "file", r.File, "records", r.Records, "truncated_bytes", r.Dropped)
 	}
 	w := &Writer{opts: opts, digests: map[string]Capture{}}
-	w.zw, _ = gzip.NewWriterLevel(&w.zbuf, gzip.DefaultCompression)
+	w.zw, _ = gzip.NewWriterLevel(&w.buf, gzip.DefaultCompression)
 	return w, nil
 }
 
@@ -148,6 +149,11 @@ func (w *Writer) seal() error {
 	if err := os.Rename(final+OpenSuffix, final); err != nil {
 		return fmt.Errorf("seal %s: %w", w.name, err)
 	}
+	if err := writeIndex(final, w.index); err != nil {
+		// The WARC file is what counts; its index can be made again.
+		w.opts.Logger.Warn("WARC file index not written", "file", w.name, "error", err)
+	}
+	w.index = nil
 	return syncDir(w.opts.Dir)
 }
 
@@ -178,8 +184,13 @@ func (w *Writer) rotate() error {
 		if err != nil {
 			return fmt.Errorf("create WARC file: %w", err)
 		}
-		w.f, w.name, w.size = f, name, 0
+		w.f, w.name, w.size, w.index = f, name, 0, nil
 		break
+	}
+	// The new name must survive a power loss as surely as the records
+	// that Sync will make durable in it.
+	if err := syncDir(w.opts.Dir); err != nil {
+		return err
 	}
 	return w.append([]*record{w.warcinfo(now)})
 }
@@ -200,22 +211,22 @@ func (w *Writer) warcinfo(now time.Time) *record {
 // append serialises records and writes them with one write call.
 func (w *Writer) append(recs []*record) error {
 	w.buf.Reset()
+	var lines []string
 	for _, r := range recs {
-		if !w.opts.Compress {
+		start := w.buf.Len()
+		if w.opts.Compress {
+			w.compress(r)
+		} else {
 			r.marshal(&w.buf)
-			continue
 		}
-		w.zbuf.Reset()
-		w.zw.Reset(&w.zbuf)
-		var plain bytes.Buffer
-		r.marshal(&plain)
-		if _, err := w.zw.Write(plain.Bytes()); err != nil {
-			return fmt.Errorf("compress record: %w", err)
+		if r.index != nil {
+			c := *r.index
+			c.Offset, c.Length, c.Filename = w.size+int64(start), int64(w.buf.Len()-start), w.name
+			if !w.opts.Compress {
+				c.Length -= 4 // see IndexEntry
+			}
+			lines = append(lines, c.String())
 		}
-		if err := w.zw.Close(); err != nil {
-			return fmt.Errorf("compress record: %w", err)
-		}
-		w.buf.Write(w.zbuf.Bytes())
 	}
 	n, err := w.f.Write(w.buf.Bytes())
 	w.size += int64(n)
@@ -223,7 +234,17 @@ func (w *Writer) append(recs []*record) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.name, err)
 	}
+	w.index = append(w.index, lines...)
 	return nil
+}
+
+// compress appends r to w.buf as a gzip member of its own.
+func (w *Writer) compress(r *record) {
+	w.plain.Reset()
+	r.marshal(&w.plain)
+	w.zw.Reset(&w.buf)
+	w.zw.Write(w.plain.Bytes()) // writes to a bytes.Buffer do not fail
+	w.zw.Close()
 }
 
 func exists(path string) bool {
