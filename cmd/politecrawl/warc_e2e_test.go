@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,6 +52,18 @@ func TestWARCSurvivesKill9(t *testing.T) {
 		t.Fatalf("export --format cdxj: %v", err)
 	}
 	ours := strings.Split(strings.TrimSpace(string(exported)), "\n")
+	var sidecars []string
+	for _, f := range archivetest.Files(t, dir) {
+		b, err := os.ReadFile(filepath.Join(dir, f+".cdxj"))
+		if err != nil {
+			t.Errorf("no index beside %s: %v", f, err)
+		}
+		sidecars = append(sidecars, strings.Split(strings.TrimSpace(string(b)), "\n")...)
+	}
+	sort.Strings(sidecars)
+	if strings.Join(sidecars, "\n") != strings.Join(ours, "\n") {
+		t.Errorf("the .cdxj files beside the WARC files (%d lines) differ from export --format cdxj (%d lines)", len(sidecars), len(ours))
+	}
 	indexed := map[string]bool{}
 	for _, l := range ours {
 		if i := strings.Index(l, `"url":"`); i >= 0 {

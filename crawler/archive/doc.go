@@ -13,7 +13,8 @@
 // records in order: request, then response (or revisit), then metadata,
 // all in the same file, each a gzip member of its own when Compress is
 // set. When a file reaches MaxSize the next Write closes it (fsync,
-// rename to drop .open) and starts the next.
+// rename to drop .open, and its CDXJ index written beside it as
+// NAME.cdxj) and starts the next. Index and Files read closed files back.
 //
 // Sync makes everything written so far durable. The crawler calls it
 // before the state-file commit that records the URLs whose records were
