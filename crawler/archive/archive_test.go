@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,9 @@ func mustWrite(t testing.TB, opts Options) string {
 		}
 		if strings.Join(got.Types, ",") != strings.Join(x.types, ",") {
 			t.Errorf("%s: wrote %v, want %v", x.name, got.Types, x.types)
+		}
+		if revisit := slices.Contains(x.types, TypeRevisit); revisit != (got.Revisit != "") || got.New != nil && revisit {
+			t.Errorf("%s: Written %+v", x.name, got)
 		}
 	}
 	if err := w.Close(); err != nil {

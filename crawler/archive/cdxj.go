@@ -87,16 +87,7 @@ func IndexEntry(e Entry, filename string) (CDXJ, bool) {
 // indexLine is the index line of a record being written, without its
 // offset, length and file.
 func indexLine(r *record, msg httpMessage) *CDXJ {
-	var uri, digest string
-	for _, f := range r.fields {
-		switch f.name {
-		case "WARC-Target-URI":
-			uri = f.value
-		case "WARC-Payload-Digest":
-			digest = f.value
-		}
-	}
-	c := cdxj(r.typ, uri, warcDate(r.date), digest, msg)
+	c := cdxj(r.typ, r.field("WARC-Target-URI"), warcDate(r.date), r.field("WARC-Payload-Digest"), msg)
 	return &c
 }
 

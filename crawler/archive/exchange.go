@@ -48,44 +48,83 @@ type Written struct {
 
 // Write appends the records of one exchange to the open file, starting a
 // new file first when needed. The records are not durable until Sync.
+// Parsing, digests and compression run outside the Writer's lock: only
+// the digest index lookup and the file write hold it.
 func (w *Writer) Write(e Exchange) (Written, error) {
+	var msg httpMessage
+	var payload string
+	respID := newID()
+	if e.NoArchive == "" && len(e.Response) > 0 {
+		msg = parseResponse(e.Response)
+		payload = Digest(msg.payload)
+	}
+	orig, out, err := w.lookup(e, msg, payload, respID)
+	if err != nil {
+		return Written{}, err
+	}
+	recs := records(e, msg, payload, respID, orig)
+	data := w.serialise(recs)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
+		w.bufs.Put(data)
 		return Written{}, ErrClosed
 	}
 	if err := w.rotate(); err != nil {
+		w.bufs.Put(data)
 		return Written{}, err
 	}
-	recs, out := w.records(e)
-	if err := w.append(recs); err != nil {
+	if err := w.write(data, recs); err != nil {
 		return Written{}, err
 	}
 	out.File = w.name
 	for _, r := range recs {
 		out.Types = append(out.Types, r.typ)
-	}
-	if out.New != nil {
-		w.digests[out.New.Digest] = *out.New
+		if r.typ == TypeRevisit {
+			out.Revisit = r.field("WARC-Profile")
+		}
 	}
 	return out, nil
 }
 
-// records builds the records of e: request, response or revisit, metadata.
-func (w *Writer) records(e Exchange) ([]*record, Written) {
-	var recs []*record
+// lookup consults the digest index for e's payload: it returns the first
+// capture when the payload is known, and otherwise, for a whole,
+// non-empty payload, enters this capture (out.New).
+func (w *Writer) lookup(e Exchange, msg httpMessage, payload, respID string) (*Capture, Written, error) {
 	var out Written
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, out, ErrClosed
+	}
+	dedup := payload != "" && len(msg.payload) > 0 && msg.complete && !e.Truncated &&
+		!(msg.status == http.StatusNotModified && e.Original != nil)
+	if !dedup {
+		return nil, out, nil
+	}
+	if c, ok := w.digests[payload]; ok {
+		return &c, out, nil
+	}
+	out.New = &Capture{Digest: payload, URI: e.URL, Date: e.Date.UTC(), RecordID: respID}
+	w.digests[payload] = *out.New
+	return nil, out, nil
+}
+
+// records builds the records of e: request, response or revisit (of orig,
+// when the payload was archived before), metadata.
+func records(e Exchange, msg httpMessage, payload, respID string, orig *Capture) []*record {
+	var recs []*record
 	date := e.Date.UTC()
-	respID := ""
 	if e.NoArchive == "" && len(e.Response) > 0 {
-		resp := w.response(e, &out)
-		respID = resp.id
+		resp := response(e, msg, payload, respID, orig)
 		req := &record{typ: TypeRequest, id: newID(), date: date, ctype: "application/http;msgtype=request", block: e.Request}
 		req.add("WARC-Target-URI", e.URL)
 		req.add("WARC-IP-Address", e.IP)
 		req.add("WARC-Concurrent-To", respID)
 		req.add("WARC-Block-Digest", Digest(e.Request))
 		recs = append(recs, req, resp)
+	} else {
+		respID = ""
 	}
 	if e.Metadata != nil {
 		var body bytes.Buffer
@@ -101,33 +140,27 @@ func (w *Writer) records(e Exchange) ([]*record, Written) {
 		m.add("WARC-Block-Digest", Digest(m.block))
 		recs = append(recs, m)
 	}
-	return recs, out
+	return recs
 }
 
 // response builds the response record, or a revisit when the answer is a
-// 304 to a conditional GET or its payload was archived before.
-func (w *Writer) response(e Exchange, out *Written) *record {
-	msg := parseResponse(e.Response)
-	r := &record{typ: TypeResponse, id: newID(), date: e.Date.UTC(), ctype: "application/http;msgtype=response", block: e.Response}
+// 304 to a conditional GET or its payload was archived before (orig).
+func response(e Exchange, msg httpMessage, payload, id string, orig *Capture) *record {
+	r := &record{typ: TypeResponse, id: id, date: e.Date.UTC(), ctype: "application/http;msgtype=response", block: e.Response}
 	r.add("WARC-Target-URI", e.URL)
 	r.add("WARC-IP-Address", e.IP)
-	payload := Digest(msg.payload)
-	orig, seen := w.digests[payload]
-	truncated := e.Truncated || !msg.complete
 	switch {
 	case msg.status == http.StatusNotModified && e.Original != nil:
 		r.typ, r.block = TypeRevisit, e.Response[:msg.headLen]
-		out.Revisit = ProfileNotModified
 		r.add("WARC-Profile", ProfileNotModified)
 		r.add("WARC-Refers-To", e.Original.RecordID)
 		r.add("WARC-Refers-To-Target-URI", e.Original.URI)
 		if !e.Original.Date.IsZero() {
 			r.add("WARC-Refers-To-Date", warcDate(e.Original.Date))
 		}
-	case seen && len(msg.payload) > 0 && !truncated:
+	case orig != nil:
 		// The headers only: the payload is in the original's record.
 		r.typ, r.block = TypeRevisit, e.Response[:msg.headLen]
-		out.Revisit = ProfileIdenticalPayload
 		r.add("WARC-Profile", ProfileIdenticalPayload)
 		r.add("WARC-Refers-To", orig.RecordID)
 		r.add("WARC-Refers-To-Target-URI", orig.URI)
@@ -138,10 +171,8 @@ func (w *Writer) response(e Exchange, out *Written) *record {
 		if msg.headLen > 0 {
 			r.add("WARC-Payload-Digest", payload)
 		}
-		if truncated {
+		if e.Truncated || !msg.complete {
 			r.add("WARC-Truncated", "length")
-		} else if len(msg.payload) > 0 && msg.headLen > 0 {
-			out.New = &Capture{Digest: payload, URI: e.URL, Date: e.Date.UTC(), RecordID: r.id}
 		}
 	}
 	r.add("WARC-Block-Digest", Digest(r.block))

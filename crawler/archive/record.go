@@ -46,6 +46,16 @@ func (r *record) add(name, value string) {
 	}
 }
 
+// field returns the value of a named field added with add, "" if none.
+func (r *record) field(name string) string {
+	for _, f := range r.fields {
+		if f.name == name {
+			return f.value
+		}
+	}
+	return ""
+}
+
 // marshal appends the serialised record to buf: version line, header,
 // blank line, block, and the two CRLFs that end every record.
 func (r *record) marshal(buf *bytes.Buffer) {

@@ -68,10 +68,9 @@ type Writer struct {
 	dirty   bool // written since the last Sync
 	closed  bool
 	digests map[string]Capture
-	buf     bytes.Buffer
-	plain   bytes.Buffer
-	zw      *gzip.Writer
-	index   []string // CDXJ lines of the open file, for its .cdxj
+	zpool   sync.Pool // *gzip.Writer
+	bufs    sync.Pool // *serialised
+	index   []string  // CDXJ lines of the open file, for its .cdxj
 }
 
 // Open prepares a Writer on opts.Dir: it creates the directory and
@@ -90,7 +89,8 @@ func Open(opts Options) (*Writer, error) {
 		opts.Logger.Warn("recovered WARC file left open", "file", r.File, "records", r.Records, "truncated_bytes", r.Dropped)
 	}
 	w := &Writer{opts: opts, digests: map[string]Capture{}}
-	w.zw, _ = gzip.NewWriterLevel(&w.buf, gzip.DefaultCompression)
+	w.zpool.New = func() any { return gzip.NewWriter(nil) }
+	w.bufs.New = func() any { return new(serialised) }
 	return w, nil
 }
 
@@ -192,7 +192,8 @@ func (w *Writer) rotate() error {
 	if err := syncDir(w.opts.Dir); err != nil {
 		return err
 	}
-	return w.append([]*record{w.warcinfo(now)})
+	info := []*record{w.warcinfo(now)}
+	return w.write(w.serialise(info), info)
 }
 
 func (w *Writer) warcinfo(now time.Time) *record {
@@ -208,43 +209,63 @@ func (w *Writer) warcinfo(now time.Time) *record {
 	return r
 }
 
-// append serialises records and writes them with one write call.
-func (w *Writer) append(recs []*record) error {
-	w.buf.Reset()
-	var lines []string
-	for _, r := range recs {
-		start := w.buf.Len()
-		if w.opts.Compress {
-			w.compress(r)
-		} else {
-			r.marshal(&w.buf)
-		}
-		if r.index != nil {
-			c := *r.index
-			c.Offset, c.Length, c.Filename = w.size+int64(start), int64(w.buf.Len()-start), w.name
-			if !w.opts.Compress {
-				c.Length -= 4 // see IndexEntry
-			}
-			lines = append(lines, c.String())
-		}
+// serialised is the bytes of some records, reused through Writer.bufs.
+type serialised struct {
+	data, plain bytes.Buffer
+	spans       []int // spans[i] is where record i ends in data
+}
+
+// serialise turns records into the bytes of the file, each record a gzip
+// member of its own when Compress is set. Give the result back to
+// w.bufs once written.
+func (w *Writer) serialise(recs []*record) *serialised {
+	s := w.bufs.Get().(*serialised)
+	s.data.Reset()
+	s.spans = s.spans[:0]
+	var zw *gzip.Writer
+	if w.opts.Compress {
+		zw = w.zpool.Get().(*gzip.Writer)
+		defer w.zpool.Put(zw)
 	}
-	n, err := w.f.Write(w.buf.Bytes())
+	for _, r := range recs {
+		if zw == nil {
+			r.marshal(&s.data)
+		} else {
+			s.plain.Reset()
+			r.marshal(&s.plain)
+			zw.Reset(&s.data)
+			zw.Write(s.plain.Bytes()) // writes to a bytes.Buffer do not fail
+			zw.Close()
+		}
+		s.spans = append(s.spans, s.data.Len())
+	}
+	return s
+}
+
+// write appends the serialised recs to the open file with one write
+// call, and notes their index lines.
+func (w *Writer) write(s *serialised, recs []*record) error {
+	defer w.bufs.Put(s)
+	start := w.size
+	n, err := w.f.Write(s.data.Bytes())
 	w.size += int64(n)
 	w.dirty = true
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.name, err)
 	}
-	w.index = append(w.index, lines...)
+	prev := 0
+	for i, r := range recs {
+		if r.index != nil {
+			c := *r.index
+			c.Offset, c.Length, c.Filename = start+int64(prev), int64(s.spans[i]-prev), w.name
+			if !w.opts.Compress {
+				c.Length -= 4 // see IndexEntry
+			}
+			w.index = append(w.index, c.String())
+		}
+		prev = s.spans[i]
+	}
 	return nil
-}
-
-// compress appends r to w.buf as a gzip member of its own.
-func (w *Writer) compress(r *record) {
-	w.plain.Reset()
-	r.marshal(&w.plain)
-	w.zw.Reset(&w.buf)
-	w.zw.Write(w.plain.Bytes()) // writes to a bytes.Buffer do not fail
-	w.zw.Close()
 }
 
 func exists(path string) bool {
