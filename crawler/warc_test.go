@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,4 +284,47 @@ func TestArchiveSitemaps(t *testing.T) {
 		t.Errorf("sitemaps not archived: %v", got)
 	}
 	checkAgainstWarcio(t, dir)
+}
+
+// BenchmarkCrawlWARC is BenchmarkCrawl with WARC output on (gzip, a sync
+// before every commit): the difference is the cost of archiving.
+func BenchmarkCrawlWARC(b *testing.B) {
+	const hosts, pages = 50, 200
+	w := crawltest.NewWeb()
+	defer w.Close()
+	var names, scope []string
+	for i := range hosts {
+		names = append(names, fmt.Sprintf("h%d", i))
+	}
+	for i, n := range names {
+		h := w.AddTree(n, pages, "User-agent: *\nDisallow: /private/\n", 0, names[(i+1)%hosts])
+		scope = append(scope, h.Authority())
+	}
+	var total time.Duration
+	for b.Loop() {
+		db, err := storage.Open(filepath.Join(b.TempDir(), "bench.db"), storage.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		arc, err := archive.Open(archive.Options{Dir: b.TempDir(), Compress: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := testConfig(w.Host(names[0]).URL("/"))
+		cfg.Scope, cfg.DefaultDelay, cfg.Workers, cfg.Archive = scope, 0, 32, arc
+		c, err := New(db, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := c.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if err := arc.Close(); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		db.Close()
+	}
+	b.ReportMetric(float64(hosts*pages*b.N)/total.Seconds(), "pages/s")
 }
