@@ -3,10 +3,12 @@ package archive
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -223,6 +225,24 @@ func TestRotation(t *testing.T) {
 	}
 	if _, err := w.Write(exchanges[0].ex); err != ErrClosed {
 		t.Errorf("write after close: %v", err)
+	}
+}
+
+func TestOneWriterPerDir(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Options{Dir: dir}); !errors.Is(err, ErrDirInUse) && runtime.GOOS != "windows" {
+		t.Errorf("a second writer on the same directory: %v", err)
+	}
+	w.Close()
+	w2, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Errorf("after Close: %v", err)
+	} else {
+		w2.Close()
 	}
 }
 

@@ -15,8 +15,14 @@ import (
 // OpenSuffix marks a file still being written.
 const OpenSuffix = ".open"
 
-// ErrClosed is returned by Write after Close.
-var ErrClosed = errors.New("archive writer is closed")
+// Sentinel errors.
+var (
+	// ErrClosed is returned by Write after Close.
+	ErrClosed = errors.New("archive writer is closed")
+	// ErrDirInUse is returned by Open when another Writer (another crawl)
+	// holds the directory.
+	ErrDirInUse = errors.New("in use by another crawl")
+)
 
 // Field is one "name: value" line of a warcinfo or metadata record
 // (application/warc-fields).
@@ -67,6 +73,7 @@ type Writer struct {
 	serial  int
 	dirty   bool // written since the last Sync
 	closed  bool
+	lock    *os.File // held until Close (nil where there is no flock)
 	digests map[string]Capture
 	zpool   sync.Pool // *gzip.Writer
 	bufs    sync.Pool // *serialised
@@ -81,14 +88,19 @@ func Open(opts Options) (*Writer, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc dir %q: %w", opts.Dir, err)
 	}
+	lock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
 	recovered, err := Recover(opts.Dir)
 	if err != nil {
+		unlock(lock)
 		return nil, err
 	}
 	for _, r := range recovered {
 		opts.Logger.Warn("recovered WARC file left open", "file", r.File, "records", r.Records, "truncated_bytes", r.Dropped)
 	}
-	w := &Writer{opts: opts, digests: map[string]Capture{}}
+	w := &Writer{opts: opts, digests: map[string]Capture{}, lock: lock}
 	w.zpool.New = func() any { return gzip.NewWriter(nil) }
 	w.bufs.New = func() any { return new(serialised) }
 	return w, nil
@@ -128,8 +140,19 @@ func (w *Writer) Sync() error {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
 	w.closed = true
-	return w.seal()
+	err := w.seal()
+	unlock(w.lock)
+	return err
+}
+
+func unlock(f *os.File) {
+	if f != nil {
+		f.Close() // closing the file releases the flock
+	}
 }
 
 // seal closes and renames the open file, if any.
