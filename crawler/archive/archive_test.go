@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -320,5 +321,57 @@ func TestParseResponse(t *testing.T) {
 		if m.status != c.status || string(m.payload) != c.payload || m.complete != c.complete {
 			t.Errorf("step %d: parseResponse = %d %q %v, want %d %q %v", i, m.status, m.payload, m.complete, c.status, c.payload, c.complete)
 		}
+	}
+}
+
+// TestConcurrentWrites: workers writing while files rotate and the
+// coordinator syncs never interleave two exchanges' records.
+func TestConcurrentWrites(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(Options{Dir: dir, Compress: true, MaxSize: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				ex := exchanges[0].ex
+				ex.URL, ex.Date = fmt.Sprintf("http://example.org/%d/%d", g, i), t0
+				if _, err := w.Write(ex); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 50 {
+			if err := w.Sync(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names, entries := scanDir(t, dir)
+	var uri string
+	n := 0
+	for _, e := range entries {
+		switch e.Type() {
+		case TypeWarcinfo:
+		case TypeRequest:
+			uri = e.Header.Get("WARC-Target-URI")
+			n++
+		default:
+			if got := e.Header.Get("WARC-Target-URI"); got != uri {
+				t.Fatalf("%s record of %s follows the request of %s", e.Type(), got, uri)
+			}
+		}
+	}
+	if n != 200 || len(names) < 2 {
+		t.Errorf("%d exchanges in %d files", n, len(names))
 	}
 }

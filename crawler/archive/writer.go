@@ -120,18 +120,23 @@ func (w *Writer) Remember(c Capture) {
 	}
 }
 
-// Sync flushes the open file to stable storage. Records written before
-// it returns survive a crash or power loss.
+// Sync flushes the open file to stable storage: records whose Write
+// returned before Sync was called survive a crash or power loss once it
+// returns. Writes go on meanwhile (the lock is not held during the fsync).
 func (w *Writer) Sync() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil || !w.dirty {
+	f, name, dirty := w.f, w.name, w.dirty
+	w.dirty = false
+	w.mu.Unlock()
+	if f == nil || !dirty {
 		return nil
 	}
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", w.name, err)
+	if err := f.Sync(); err != nil {
+		if errors.Is(err, os.ErrClosed) {
+			return nil // sealed meanwhile, and seal synced it first
+		}
+		return fmt.Errorf("sync %s: %w", name, err)
 	}
-	w.dirty = false
 	return nil
 }
 
