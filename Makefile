@@ -4,7 +4,7 @@ BIN       ?= bin/politecrawl
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint bench fuzz clean
+.PHONY: all build test lint bench fuzz clean deps
 
 all: build
 
@@ -34,6 +34,15 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$dir; \
 		done; \
 	done
+
+# Installs what the WARC tests check our files with: Webrecorder's warcio.js
+# (pinned in tools/warcio/package-lock.json) under tools/warcio/node_modules.
+# Needs node and npm (Debian: apt-get install nodejs npm). Without them the
+# WARC cross-checks skip when run by hand; under CI=true they fail.
+deps:
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+		{ echo "make deps: node and npm are needed (Debian: apt-get install -y nodejs npm)"; exit 1; }
+	cd tools/warcio && npm ci --no-audit --no-fund
 
 clean:
 	rm -rf bin

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/frontier"
 )
@@ -45,6 +46,9 @@ type Config struct {
 	// its fetch, and is checked with a conditional GET.
 	Recrawl     time.Duration
 	StoreBodies bool // keep page bodies (not for noindex pages)
+	// Archive, if set, receives every HTTP exchange as WARC records; see
+	// crawler/archive. The crawl syncs it before each state commit.
+	Archive *archive.Writer
 
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now
@@ -109,6 +113,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Archive != nil {
+		c.Fetch.Capture = true
 	}
 }
 

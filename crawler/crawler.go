@@ -92,6 +92,9 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	if err := c.restore(scope); err != nil {
 		return nil, err
 	}
+	if err := c.loadDigests(); err != nil {
+		return nil, err
+	}
 	if err := c.addSeeds(cfg.Seeds); err != nil {
 		return nil, err
 	}
@@ -425,6 +428,11 @@ func (c *Crawler) commit(first result, results <-chan result) error {
 		default:
 		}
 		break
+	}
+	// The records of every result, a link-heavy page's included, are on
+	// disk before any transaction records it.
+	if err := c.syncArchive(batch); err != nil {
+		return fmt.Errorf("record results: %w", err)
 	}
 	n := 0
 	for _, r := range batch {

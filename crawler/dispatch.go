@@ -137,7 +137,7 @@ func (c *Crawler) next(h *hostState, host string) (task, bool) {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
 			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched {
-				t.etag, t.lastMod = rec.ETag, rec.LastModified
+				t.etag, t.lastMod, t.fetchedAt = rec.ETag, rec.LastModified, rec.FetchedAt
 			}
 		}
 		return nil

@@ -14,10 +14,13 @@
 //     robots.txt outcome is known, or after it expires, the only request
 //     sent to the host is for /robots.txt. A head URL that robots.txt
 //     disallows is recorded and the claimed slot handed back unused.
-//  3. Fetch and extract happen on a worker.
+//  3. Fetch and extract happen on a worker. With Config.Archive set, the
+//     worker also writes the exchange's WARC records (crawler/archive),
+//     fed the raw bytes that fetch captured on the connection.
 //  4. Record: the coordinator commits the result in one transaction with
 //     the removal from the queue, the host's politeness state and the
-//     links it admits. Results waiting together commit together.
+//     links it admits. Results waiting together commit together, after
+//     the WARC file holding their records has been synced.
 //
 // # Drained and shutdown
 //

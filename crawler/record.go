@@ -17,6 +17,9 @@ import (
 
 // record applies one worker result inside the batch transaction.
 func (c *Crawler) record(tx *storage.Tx, r result) error {
+	if err := c.rememberArchived(tx, r); err != nil {
+		return err
+	}
 	now := c.cfg.Now()
 	host := r.task.host
 	h := c.host(host)

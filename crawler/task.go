@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/crawler/extract"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
@@ -34,8 +35,11 @@ type task struct {
 	seq     uint64 // queue position of a page
 	etag    string
 	lastMod string
-	origin  string              // robots: the origin whose robots.txt this is
-	robots  *robotscache.Result // robots: the fetch so far (hops)
+	// fetchedAt is when a page being rechecked was last fetched (the
+	// capture a 304 refers to).
+	fetchedAt time.Time
+	origin    string              // robots: the origin whose robots.txt this is
+	robots    *robotscache.Result // robots: the fetch so far (hops)
 }
 
 // result is what a worker hands back. Exactly one of page, robots is set.
@@ -55,6 +59,10 @@ type result struct {
 	links    *pageLinks // a page's outlinks, normalised on the worker
 	freed    bool       // the worker slot was released before recording (link-heavy page)
 	ip       string     // the IP the request's connection went to, if known
+	// archived is what the WARC writer did with the exchange, archiveErr
+	// why it could not (Config.Archive only).
+	archived   *archive.Written
+	archiveErr error
 }
 
 // worker runs tasks until tasks is closed. It never sleeps for politeness:
@@ -67,6 +75,8 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 
 func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	r = result{task: t, started: c.cfg.Now()}
+	ctx, capt := c.startCapture(ctx)
+	defer c.archiveExchange(&r, capt) // runs last, once r is complete
 	// Note when the request really leaves (after connecting): politeness
 	// counts from there.
 	var sent atomic.Int64

@@ -88,6 +88,7 @@ type Config struct {
 	HTTP struct {
 		Listen string `mapstructure:"listen"`
 	} `mapstructure:"http"`
+	WARC warcConfig `mapstructure:"warc"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -176,6 +177,9 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 		return nil, usagef("config %s: %v", path, err)
 	}
 	c.State = resolveState(c.State, path, v.InConfig("state") && !flagChanged(flags, "state") && os.Getenv("POLITECRAWL_STATE") == "")
+	if c.WARC.Dir != "" {
+		c.WARC.Dir = resolveState(c.WARC.Dir, path, v.InConfig("warc.dir") && os.Getenv("POLITECRAWL_WARC_DIR") == "")
+	}
 	return &c, nil
 }
 
@@ -336,6 +340,7 @@ func (c *Config) Validate() error {
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
+	errs = append(errs, c.WARC.validate()...)
 	if len(errs) == 0 {
 		return nil
 	}

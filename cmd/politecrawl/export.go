@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -19,30 +20,37 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 	var f commonFlags
 	var format, out string
 	cmd := &cobra.Command{
-		Use:   "export -c FILE [--format jsonl] [-o FILE]",
+		Use:   "export -c FILE [--format jsonl|cdxj] [-o FILE]",
 		Short: "Write one JSON object per URL the crawl decided on",
 		Long: `Writes one JSON object per line for every URL the crawl decided on (fetched,
 disallowed, failed or skipped; queued URLs are not decided yet), with the
 fields url, state, status, depth, discovered_via, fetched_at (RFC 3339),
 content_type, title, noindex, nofollow, links, error, and extras such as
-parent, attempts, lastmod, etag and last_modified.`,
+parent, attempts, lastmod, etag and last_modified.
+
+--format cdxj writes instead the CDXJ index (as pywb reads it) of the
+WARC files in warc.dir: one line per response or revisit record, sorted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "jsonl" {
-				return usagef("export: --format %q: only jsonl is supported", format)
+			if format != "jsonl" && format != "cdxj" {
+				return usagef("export: --format %q: jsonl or cdxj", format)
 			}
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				return export(cfg, stdout)
+			write := export
+			if format == "cdxj" {
+				write = func(cfg *Config, w io.Writer) error { return archive.Index(cfg.warcDir(), w) }
 			}
-			return writeFileAtomic(out, func(w io.Writer) error { return export(cfg, w) })
+			if out == "" || out == "-" {
+				return write(cfg, stdout)
+			}
+			return writeFileAtomic(out, func(w io.Writer) error { return write(cfg, w) })
 		},
 	}
 	addCommonFlags(cmd, &f)
-	cmd.Flags().StringVar(&format, "format", "jsonl", "output format (jsonl)")
+	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl (the state file) or cdxj (the WARC files)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout (replaced only once the export is complete)")
 	return cmd
 }

@@ -159,6 +159,12 @@ func (d *daemon) run() error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cc := cfg.crawlerConfig(d.log)
 	cc.Metrics = crawler.NewMetrics(reg)
+	if cc.Archive, err = cfg.openArchive(d.log); err != nil {
+		return err
+	}
+	if cc.Archive != nil {
+		defer cc.Archive.Close() // after Run; the clean path closes it below
+	}
 	if progress != nil {
 		cc.Observe = progress.observe
 	}
@@ -210,6 +216,11 @@ func (d *daemon) run() error {
 			db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
 			d.notice("crawl stopped", "fetched", counts[storage.Fetched], "disallowed", counts[storage.Disallowed],
 				"failed", counts[storage.Failed], "skipped", counts[storage.Skipped])
+			if cc.Archive != nil {
+				if err := cc.Archive.Close(); err != nil {
+					return err
+				}
+			}
 			return db.Close()
 		case <-hup:
 			d.reload(c)
@@ -266,6 +277,7 @@ func restartNeeded(cur, next *Config) []string {
 		"log.format":  {cur.Log.Format, next.Log.Format},
 		"daemon":      {cur.Daemon, next.Daemon},
 		"http.listen": {cur.HTTP, next.HTTP},
+		"warc":        {cur.WARC, next.WARC},
 	} {
 		if v[0] != v[1] {
 			out = append(out, key)

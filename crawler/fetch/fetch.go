@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,13 @@ type Options struct {
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Now is the clock for Started and Duration (nil: time.Now).
 	Now func() time.Time
+	// Capture makes the Fetcher record the raw bytes of every exchange
+	// whose context carries a Capture (WithCapture), for WARC files. It
+	// keeps to HTTP/1.1 and does TLS itself, above the recording.
+	Capture bool
+	// TLSConfig, if set, is the base TLS configuration when Capture is
+	// set (tests give their own roots).
+	TLSConfig *tls.Config
 }
 
 func (o *Options) defaults() {
@@ -82,6 +90,9 @@ func New(opts Options) *Fetcher {
 		TLSHandshakeTimeout:   opts.ConnectTimeout,
 		ResponseHeaderTimeout: opts.HeaderTimeout,
 	}
+	if opts.Capture {
+		recording(tr, dial, opts)
+	}
 	client := &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -121,7 +132,7 @@ func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 // same client and guard.
 func (f *Fetcher) Do(req *http.Request) (*http.Response, error) {
 	f.setHeaders(req)
-	return f.client.Do(req)
+	return f.client.Do(f.traceCapture(req))
 }
 
 func (f *Fetcher) setHeaders(req *http.Request) {

@@ -1,0 +1,154 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/politecrawl/politecrawl/crawler/archive"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// The crawler's side of WARC output (Config.Archive): workers write the
+// records of each exchange they make as soon as it is over; the
+// coordinator syncs the files before the transaction that records the
+// results commits, and persists the digest index in that transaction.
+
+// loadDigests gives the archive the digest index of the state file, so
+// that payloads archived before a restart become revisits.
+func (c *Crawler) loadDigests() error {
+	if c.cfg.Archive == nil {
+		return nil
+	}
+	return c.db.View(func(tx *storage.Tx) error {
+		return tx.ForEachDigest(func(d string, r storage.DigestRecord) error {
+			c.cfg.Archive.Remember(archive.Capture{Digest: d, URI: r.URI, Date: r.Date, RecordID: r.RecordID})
+			return nil
+		})
+	})
+}
+
+// startCapture makes the request made with the returned context record
+// its raw exchange; nil when WARC output is off.
+func (c *Crawler) startCapture(ctx context.Context) (context.Context, *fetch.Capture) {
+	if c.cfg.Archive == nil {
+		return ctx, nil
+	}
+	capt := fetch.NewCapture()
+	return fetch.WithCapture(ctx, capt), capt
+}
+
+// archiveExchange writes the records of the exchange a worker just made:
+// request and response (or revisit), and for a page a metadata record.
+func (c *Crawler) archiveExchange(r *result, capt *fetch.Capture) {
+	if capt == nil {
+		return
+	}
+	req, resp, ip, cut := capt.Finish()
+	if len(resp) == 0 {
+		return // no answer: nothing to archive
+	}
+	t := r.task
+	date := r.started
+	if !r.sent.IsZero() {
+		date = r.sent
+	}
+	ex := archive.Exchange{URL: t.url, Date: date, IP: ip, Request: req, Response: resp, Truncated: cut}
+	if r.page != nil {
+		ex.Truncated = ex.Truncated || r.page.Truncated
+	}
+	if t.kind == taskPage {
+		if t.etag != "" || t.lastMod != "" {
+			ex.Original = &archive.Capture{URI: t.url, Date: t.fetchedAt}
+		}
+		if r.parsed != nil && r.parsed.Directives.NoArchive {
+			ex.NoArchive = "the page's meta robots or X-Robots-Tag says noarchive: no request or response record"
+		}
+		ex.Metadata = c.pageMetadata(r)
+	}
+	w, err := c.cfg.Archive.Write(ex)
+	r.archived, r.archiveErr = &w, err
+}
+
+// pageMetadata lists what the crawl made of a page: its decision, the
+// robots directives seen, and the outlinks it found eligible to follow
+// (those inside the scope and not seen before are queued).
+func (c *Crawler) pageMetadata(r *result) []archive.Field {
+	p := r.page
+	var f []archive.Field
+	add := func(name, value string) { f = append(f, archive.Field{Name: name, Value: value}) }
+	switch {
+	case p == nil:
+		add("decision", "no response")
+	case p.Status == 429 || p.Status >= 500:
+		add("decision", fmt.Sprintf("retry later (HTTP %d); the host backs off", p.Status))
+	case p.Status == 304:
+		add("decision", "not modified since the last fetch: record kept")
+	case p.Location != "":
+		add("decision", "redirect to "+p.Location+": followed as a URL of its own")
+	case p.Truncated:
+		add("decision", fmt.Sprintf("fetched, body truncated at %d bytes", len(p.Body)))
+	default:
+		add("decision", "fetched")
+	}
+	if r.parsed == nil {
+		return f
+	}
+	d := r.parsed.Directives
+	var seen []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{d.NoIndex, "noindex"}, {d.NoFollow, "nofollow"}, {d.NoArchive, "noarchive"}, {d.NoSnippet, "nosnippet"}} {
+		if x.on {
+			seen = append(seen, x.name)
+		}
+	}
+	seen = append(seen, d.Other...)
+	if len(seen) > 0 {
+		add("robots", strings.Join(seen, ", "))
+	}
+	if d.NoIndex {
+		add("noindex", "archived, but the page asks not to be indexed")
+	}
+	if r.parseErr != nil {
+		add("parse-error", r.parseErr.Error())
+	}
+	if r.links != nil {
+		for _, l := range r.links.urls {
+			add("outlink", l)
+		}
+	}
+	return f
+}
+
+// syncArchive makes the records of a batch durable before the
+// transaction that records its results commits; a failed write stops
+// the crawl, like a failed commit.
+func (c *Crawler) syncArchive(batch []result) error {
+	if c.cfg.Archive == nil {
+		return nil
+	}
+	written := false
+	for _, r := range batch {
+		if r.archiveErr != nil {
+			return fmt.Errorf("archive %s: %w", r.task.url, r.archiveErr)
+		}
+		written = written || r.archived != nil
+	}
+	if !written {
+		return nil
+	}
+	return c.cfg.Archive.Sync()
+}
+
+// rememberArchived persists the capture a result added to the digest
+// index, in the transaction that records the result (record calls it).
+func (c *Crawler) rememberArchived(tx *storage.Tx, r result) error {
+	if r.archived == nil || r.archived.New == nil {
+		return nil
+	}
+	n := r.archived.New
+	return tx.PutDigest(n.Digest, storage.DigestRecord{URI: n.URI, Date: n.Date, RecordID: n.RecordID})
+}
