@@ -83,7 +83,7 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	var ip atomic.Pointer[string]
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		// The IP the connection went to groups hosts for per-IP limits.
-		GotConn:      func(info httptrace.GotConnInfo) { s := remoteIP(info.Conn); ip.Store(&s) },
+		GotConn: func(info httptrace.GotConnInfo) { s := remoteIP(info.Conn); ip.Store(&s) },
 		// WroteRequest comes once the request is flushed to the
 		// connection (WroteHeaders comes before the flush): the later,
 		// safer start to count the delay from.
