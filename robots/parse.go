@@ -64,9 +64,9 @@ type parser struct {
 func Parse(body []byte) *Robots {
 	body = skipBOM(limit(body))
 	// Every kept value is a distinct part of body, so buf never grows. A
-	// record needs a line of at least 8 bytes ("allow:/\n"), so with LF line
-	// ends recs does not grow either.
-	lines := bytes.Count(body, []byte{'\n'}) + 1
+	// record needs a line of at least 8 bytes ("allow:/\n"), so unless LF
+	// and CR line ends are mixed recs does not grow either.
+	lines := max(bytes.Count(body, []byte{'\n'}), bytes.Count(body, []byte{'\r'})) + 1
 	p := &parser{
 		buf:     make([]byte, 0, len(body)),
 		recs:    make([]record, 0, min(lines, len(body)/8+1)),
