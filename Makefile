@@ -4,7 +4,7 @@ BIN       ?= bin/politecrawl
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 
-.PHONY: all build test lint bench fuzz clean deps
+.PHONY: all build test lint bench fuzz clean deps compare
 
 all: build
 
@@ -24,6 +24,15 @@ lint:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# politecrawl and colly v2 crawl the same loopback test web in one process,
+# alternately, and each prints pages/s (crawler/crawltest/collybench, a separate
+# module: the product does not depend on colly). The default web is 50 hosts x
+# 400 pages with 1 ms server latency; COMPARE_FLAGS="-pages 200 -latency 0" is
+# BenchmarkCrawl's. `go run . -h` there lists the flags.
+COMPARE_FLAGS ?=
+compare:
+	cd crawler/crawltest/collybench && $(GO) run . $(COMPARE_FLAGS)
 
 # Runs every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME each.
 fuzz:

@@ -14,18 +14,34 @@ import (
 // BenchmarkCrawl crawls 50 hosts of 200 pages each with no delays (the
 // schedule, robots.txt checks and per-result transactions all still run)
 // and reports pages/s. The state file is synced on every commit, as in
-// production.
+// production. Hosts are found through links: each page links the next
+// host's root. crawler/crawltest/collybench runs colly on the same web.
 func BenchmarkCrawl(b *testing.B) {
-	const hosts, pages = 50, 200
+	benchCrawl(b, 50, 200, false)
+}
+
+// BenchmarkCrawl2000Hosts crawls 2,000 hosts of 3 pages each, every root a
+// seed, with no delays: per-host work (a robots.txt fetch and parse, a new
+// connection, scheduling across many hosts) weighs as much as the pages.
+// About 2,000 loopback servers and as many connections: Go raises the
+// process's open-file limit to its hard limit, which must allow that.
+func BenchmarkCrawl2000Hosts(b *testing.B) {
+	benchCrawl(b, 2000, 3, true)
+}
+
+func benchCrawl(b *testing.B, hosts, pages int, seedAll bool) {
 	w := crawltest.NewWeb()
 	defer w.Close()
-	var names, scope []string
+	var names, scope, seeds []string
 	for i := 0; i < hosts; i++ {
 		names = append(names, fmt.Sprintf("h%d", i))
 	}
 	for i, n := range names {
 		h := w.AddTree(n, pages, "User-agent: *\nDisallow: /private/\n", 0, names[(i+1)%hosts])
 		scope = append(scope, h.Authority())
+		if seedAll || i == 0 {
+			seeds = append(seeds, h.URL("/"))
+		}
 	}
 	var total time.Duration
 	for b.Loop() {
@@ -33,7 +49,7 @@ func BenchmarkCrawl(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg := testConfig(w.Host(names[0]).URL("/"))
+		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.DefaultDelay, cfg.Workers = scope, 0, 32
 		c, err := New(db, cfg)
 		if err != nil {

@@ -9,16 +9,17 @@ func isTokenByte(c byte) bool {
 // groupAgent reads the value of a user-agent line the way Google does: a
 // value that is "*" alone or followed by white space names the global group;
 // otherwise the leading run of token bytes is the agent ("Googlebot/2.1" and
-// "Googlebot Images" both name googlebot). An empty result names no agent.
-func groupAgent(v []byte) (token string, global bool) {
+// "Googlebot Images" both name googlebot), returned as a slice of v. An
+// empty token names no agent.
+func groupAgent(v []byte) (token []byte, global bool) {
 	if len(v) > 0 && v[0] == '*' && (len(v) == 1 || isSpace(v[1])) {
-		return "", true
+		return nil, true
 	}
 	n := 0
 	for n < len(v) && isTokenByte(v[n]) {
 		n++
 	}
-	return lowerASCII(v[:n]), false
+	return v[:n], false
 }
 
 // productToken returns the product token of the agent a caller asks about.
@@ -53,13 +54,9 @@ func productToken(agent string) string {
 	return ""
 }
 
-func lowerASCII(b []byte) string {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
 	}
-	return string(out)
+	return c
 }

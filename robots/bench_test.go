@@ -92,6 +92,18 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkParseFirstDecision is what a crawler pays per robots.txt: Parse,
+// then the first decision for its agent, which merges and compiles that
+// agent's groups (Parse leaves them raw).
+func BenchmarkParseFirstDecision(b *testing.B) {
+	body := benchRobots()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse(body).Allowed("politecrawl", "https://example.com/products/item/1")
+	}
+}
+
 func TestAllowedDoesNotAllocate(t *testing.T) {
 	r := Parse(benchRobots())
 	paths := benchPaths()

@@ -11,6 +11,12 @@
 //	r := robots.Parse(body)
 //	if r.Allowed("politecrawl/1.0 (+https://example.org/bot)", "https://example.org/a?b") { ... }
 //
+// Parse is one pass that keeps each group's lines raw. The groups that apply
+// to an agent are merged and compiled on the first question about that
+// agent (a decision, CrawlDelay or RequestRate), so the first question costs
+// about as much again as Parse and later ones do not allocate; agents never
+// asked about cost nothing.
+//
 // # What it implements
 //
 //   - RFC 9309 groups and rules: consecutive user-agent lines share the rules

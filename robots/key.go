@@ -1,9 +1,7 @@
 package robots
 
-import "bytes"
-
 // field is the kind of record a line holds.
-type field int
+type field uint8
 
 const (
 	fieldUnknown field = iota
@@ -47,9 +45,25 @@ var fieldNames = []struct {
 
 func parseField(key []byte) field {
 	for _, n := range fieldNames {
-		if len(key) >= len(n.prefix) && bytes.EqualFold(key[:len(n.prefix)], []byte(n.prefix)) {
+		if hasPrefixFold(key, n.prefix) {
 			return n.f
 		}
 	}
 	return fieldUnknown
+}
+
+// hasPrefixFold reports whether b starts with the lower-case ASCII prefix,
+// ignoring ASCII case. (Unicode folding could add nothing: the only
+// non-ASCII runes that fold to ASCII letters take more bytes than they
+// match.)
+func hasPrefixFold(b []byte, prefix string) bool {
+	if len(b) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lower(b[i]) != prefix[i] {
+			return false
+		}
+	}
+	return true
 }

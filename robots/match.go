@@ -1,7 +1,7 @@
 package robots
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -38,7 +38,16 @@ func byteMask(s string) uint64 {
 }
 
 func compileRule(pattern string, allow bool, line int) *rule {
-	r := &rule{Rule: Rule{Allow: allow, Pattern: pattern, Line: line}, prio: len(pattern)}
+	r := &rule{}
+	var segs []string
+	r.compile(pattern, allow, line, &segs)
+	return r
+}
+
+// compile sets r to the compiled pattern. Its segments are appended to
+// *segs, which several rules may share.
+func (r *rule) compile(pattern string, allow bool, line int, segs *[]string) {
+	*r = rule{Rule: Rule{Allow: allow, Pattern: pattern, Line: line}, prio: len(pattern)}
 	p := pattern
 	if strings.HasSuffix(p, "$") {
 		r.anchored = true
@@ -50,22 +59,25 @@ func compileRule(pattern string, allow bool, line int) *rule {
 	i := strings.IndexByte(p, '*')
 	if i < 0 {
 		r.lit = p
-		return r
+		return
 	}
 	r.lit, r.star = p[:i], true
 	r.tailStar = strings.HasSuffix(p, "*")
+	start := len(*segs)
 	for rest := p[i+1:]; rest != ""; {
 		j := strings.IndexByte(rest, '*')
 		if j < 0 {
-			r.segs = append(r.segs, rest)
+			*segs = append(*segs, rest)
 			break
 		}
 		if j > 0 {
-			r.segs = append(r.segs, rest[:j])
+			*segs = append(*segs, rest[:j])
 		}
 		rest = rest[j+1:]
 	}
-	return r
+	if end := len(*segs); end > start {
+		r.segs = (*segs)[start:end:end]
+	}
 }
 
 // match reports whether the rule matches path from its first byte.
@@ -115,13 +127,26 @@ func before(a, b *rule) bool {
 	return a.Line < b.Line
 }
 
+func byPrecedence(a, b *rule) int {
+	switch {
+	case before(a, b):
+		return -1
+	case before(b, a):
+		return 1
+	}
+	return 0
+}
+
 // ruleSet is the compiled rules of one agent (all its groups merged), in
 // one percent-encoding reading. Rules are indexed by the second byte of
 // their literal prefix (the first is always '/'), so a decision looks only
 // at rules that can match and stops at the first hit.
 type ruleSet struct {
-	short  []*rule       // literal prefix shorter than 2 bytes, or every rule of a small set
-	bucket *[256][]*rule // by lit[1]; nil for small sets
+	short []*rule // literal prefix shorter than 2 bytes, or every rule of a small set
+	// byLit[start[c]:start[c+1]] are the other rules whose lit[1] is c;
+	// start is nil for small sets.
+	byLit []*rule
+	start *[257]int32
 }
 
 // indexMin is the rule count from which a set is indexed. Small sets are
@@ -129,22 +154,35 @@ type ruleSet struct {
 // cannot make the index cost memory per agent.
 const indexMin = 12
 
+// newRuleSet sorts rules into precedence order, in place, and indexes them.
+// The order is total (no two rules of a set share prio, kind and line), so
+// an unstable sort gives the one answer.
 func newRuleSet(rules []*rule) *ruleSet {
-	s := &ruleSet{}
-	sorted := append([]*rule(nil), rules...)
-	sort.SliceStable(sorted, func(i, j int) bool { return before(sorted[i], sorted[j]) })
-	if len(sorted) < indexMin {
-		s.short = sorted
-		return s
+	slices.SortFunc(rules, byPrecedence)
+	if len(rules) < indexMin {
+		return &ruleSet{short: rules}
 	}
-	s.bucket = new([256][]*rule)
-	for _, r := range sorted {
-		if len(r.lit) < 2 {
-			s.short = append(s.short, r)
-		} else {
-			s.bucket[r.lit[1]] = append(s.bucket[r.lit[1]], r)
+	s := &ruleSet{start: new([257]int32)}
+	for _, r := range rules {
+		if len(r.lit) >= 2 {
+			s.start[int(r.lit[1])+1]++
 		}
 	}
+	for c := 1; c < len(s.start); c++ {
+		s.start[c] += s.start[c-1]
+	}
+	s.byLit = make([]*rule, s.start[256])
+	next := *s.start
+	short := rules[:0] // the short rules move down in place: the write never passes the read
+	for _, r := range rules {
+		if len(r.lit) < 2 {
+			short = append(short, r)
+			continue
+		}
+		s.byLit[next[r.lit[1]]] = r
+		next[r.lit[1]]++
+	}
+	s.short = short
 	return s
 }
 
@@ -152,8 +190,9 @@ func newRuleSet(rules []*rule) *ruleSet {
 func (s *ruleSet) decide(path string) *rule {
 	a := s.short
 	var b []*rule
-	if s.bucket != nil && len(path) >= 2 {
-		b = s.bucket[path[1]]
+	if s.start != nil && len(path) >= 2 {
+		c := path[1]
+		b = s.byLit[s.start[c]:s.start[int(c)+1]]
 	}
 	mask := byteMask(path)
 	// Merge the two precedence-ordered lists; the first match wins.

@@ -1,93 +1,80 @@
 package robots
 
 import (
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+	"bytes"
+	"slices"
 )
 
-// group is one run of user-agent lines and the records that follow it.
-// Its rules are compiled once, in both percent-encoding readings.
+// Parse does one pass over the lines and keeps them raw: which groups there
+// are, which agents name them, and for each group its records as spans of
+// one string. Patterns are escaped and compiled, and Crawl-delay and
+// Request-rate values read, only when an agent the group applies to is
+// first asked about (see entry.go). A crawler asks about one agent, so it
+// never pays for the groups of the others.
+
+// record is an allow, disallow, crawl-delay or request-rate line of a group,
+// its value a span of Robots.text.
+type record struct {
+	span
+	line int32
+	kind field
+}
+
+// span is a run of Robots.text (of parser.buf while parsing).
+type span struct{ off, n uint32 }
+
+func (s span) in(text string) string { return text[s.off : s.off+s.n] }
+
+// group is one run of user-agent lines and the records that follow it:
+// Robots.recs from first up to the next group's first.
 type group struct {
-	global bool
-	lit    []*rule // Google's reading: pattern escaped only
-	canon  []*rule // RFC 9309 canonical reading
-	differ bool    // some pattern reads differently in the two readings
-	delays []time.Duration
-	rates  []Rate
+	first  int32
+	global bool // a "*" line names it
 }
 
-// agentEntry is everything that applies to one agent: the groups that name
-// it, merged on first use. Building lazily keeps Parse bounded on files that
-// name thousands of agents; only agents that are asked about cost memory.
-type agentEntry struct {
-	groups []*group
-	mu     sync.Mutex
-	rules  atomic.Pointer[agentRules]
+// agentToken is a distinct agent token, lower-case, in parser.buf, and the
+// last group that named it.
+type agentToken struct {
+	span
+	last int32
 }
 
-// agentRules is the merged, compiled view of an agent's groups.
-type agentRules struct {
-	lit, canon *ruleSet // canon is nil when it would equal lit
-	delay      time.Duration
-	hasDelay   bool
-	rates      []Rate
-}
+// naming says that agent (an index in parser.agents) names group.
+type naming struct{ agent, group int32 }
 
-func (e *agentEntry) get() *agentRules {
-	if r := e.rules.Load(); r != nil {
-		return r
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if r := e.rules.Load(); r != nil {
-		return r
-	}
-	r := merge(e.groups)
-	e.rules.Store(r)
-	return r
-}
-
-func merge(groups []*group) *agentRules {
-	a := &agentRules{}
-	var lit, canon []*rule
-	differ := false
-	for _, g := range groups {
-		lit = append(lit, g.lit...)
-		canon = append(canon, g.canon...)
-		differ = differ || g.differ
-		for _, d := range g.delays {
-			if !a.hasDelay || d > a.delay {
-				a.delay, a.hasDelay = d, true
-			}
-		}
-		a.rates = append(a.rates, g.rates...)
-	}
-	a.lit = newRuleSet(lit)
-	if differ {
-		a.canon = newRuleSet(canon)
-	}
-	return a
-}
+// linearMax is how many agents are looked up by a linear scan; past it, a
+// map. Real files name a handful.
+const linearMax = 8
 
 // parser holds the state of one Parse. It mirrors Google's: a user-agent
 // line starts a new group only once the current group has had a rule.
 type parser struct {
-	groups   []*group
-	cur      *group
+	buf      []byte // the values kept: becomes Robots.text
+	recs     []record
+	groups   []group
 	inRules  bool
-	agents   map[string][]*group
-	global   []*group
-	sitemaps []string
-	seenMap  map[string]bool
+	agents   []agentToken
+	index    map[string]int32 // token to index in agents, once there are many
+	namings  []naming         // in file order
+	sitemaps []span
 }
 
 // Parse reads a robots.txt body. It never fails and never panics: lines it
 // cannot use are skipped. Only the first MaxSize bytes are read.
 func Parse(body []byte) *Robots {
-	p := &parser{agents: map[string][]*group{}, seenMap: map[string]bool{}}
-	scanLines(skipBOM(limit(body)), p.line)
+	body = skipBOM(limit(body))
+	// Every kept value is a distinct part of body, so buf never grows. A
+	// record needs a line of at least 8 bytes ("allow:/\n"), so unless LF
+	// and CR line ends are mixed recs does not grow either.
+	lines := max(bytes.Count(body, []byte{'\n'}), bytes.Count(body, []byte{'\r'})) + 1
+	p := &parser{
+		buf:     make([]byte, 0, len(body)),
+		recs:    make([]record, 0, min(lines, len(body)/8+1)),
+		groups:  make([]group, 0, 8),
+		agents:  make([]agentToken, 0, 8),
+		namings: make([]naming, 0, 8),
+	}
+	scanLines(body, p.line)
 	return p.finish()
 }
 
@@ -96,120 +83,142 @@ func (p *parser) line(num int, line []byte) {
 	if !ok {
 		return
 	}
-	switch parseField(key) {
+	switch f := parseField(key); f {
 	case fieldUserAgent:
 		p.userAgent(value)
-	case fieldAllow:
-		p.rule(true, string(value), num)
-	case fieldDisallow:
-		p.rule(false, string(value), num)
+	case fieldAllow, fieldDisallow:
+		p.rule(f, value, num)
 	case fieldSitemap:
-		p.sitemap(string(value))
-	case fieldCrawlDelay:
-		if d, ok := parseCrawlDelay(string(value)); ok && p.cur != nil {
-			p.cur.delays = append(p.cur.delays, d)
+		if len(value) > 0 {
+			p.sitemaps = append(p.sitemaps, p.keep(value))
 		}
-	case fieldRequestRate:
-		if r, ok := parseRequestRate(string(value)); ok && p.cur != nil {
-			p.cur.rates = append(p.cur.rates, r)
+	case fieldCrawlDelay, fieldRequestRate:
+		if len(p.groups) > 0 && len(value) > 0 {
+			p.recs = append(p.recs, record{span: p.keep(value), line: int32(num), kind: f})
 		}
 	}
 }
 
 func (p *parser) userAgent(value []byte) {
-	if p.cur == nil || p.inRules {
-		p.cur = &group{}
-		p.groups = append(p.groups, p.cur)
+	if len(p.groups) == 0 || p.inRules {
+		p.groups = append(p.groups, group{first: int32(len(p.recs))})
 		p.inRules = false
 	}
+	g := int32(len(p.groups) - 1)
 	token, global := groupAgent(value)
 	switch {
 	case global:
-		if !p.cur.global {
-			p.cur.global = true
-			p.global = append(p.global, p.cur)
-		}
-	case token != "":
-		gs := p.agents[token]
-		if len(gs) == 0 || gs[len(gs)-1] != p.cur {
-			p.agents[token] = append(gs, p.cur)
+		p.groups[g].global = true
+	case len(token) > 0:
+		if a := p.agent(token); p.agents[a].last != g {
+			p.agents[a].last = g
+			p.namings = append(p.namings, naming{agent: a, group: g})
 		}
 	}
 }
 
 // rule records an allow or disallow line. Rules before the first
 // user-agent line are ignored. An empty value is no rule, but it still ends
-// the run of user-agent lines.
-func (p *parser) rule(allow bool, value string, num int) {
-	if p.cur == nil {
+// the run of user-agent lines, and so does a value that can never match:
+// paths start with '/', so a pattern must start with '/' or '*' (which
+// both escapings keep).
+func (p *parser) rule(f field, value []byte, num int) {
+	if len(p.groups) == 0 {
 		return
 	}
 	p.inRules = true
-	if value == "" {
+	if len(value) == 0 || value[0] != '/' && value[0] != '*' {
 		return
 	}
-	lit := googleEscape(value)
-	can := canonical(value, false)
-	if !usable(lit) {
-		return
-	}
-	n := len(p.cur.lit)
-	p.cur.lit = appendRule(p.cur.lit, lit, allow, num)
-	if lit == can {
-		// The usual case: both readings share the compiled rules.
-		p.cur.canon = append(p.cur.canon, p.cur.lit[n:]...)
-		return
-	}
-	p.cur.differ = true
-	p.cur.canon = appendRule(p.cur.canon, can, allow, num)
+	p.recs = append(p.recs, record{span: p.keep(value), line: int32(num), kind: f})
 }
 
-// usable reports whether a pattern can ever match: paths start with '/', so
-// a pattern must start with '/' or '*'.
-func usable(pattern string) bool {
-	return pattern[0] == '/' || pattern[0] == '*'
+// keep copies b into buf.
+func (p *parser) keep(b []byte) span {
+	off := len(p.buf)
+	p.buf = append(p.buf, b...)
+	return span{uint32(off), uint32(len(b))}
 }
 
-// appendRule adds the compiled rule, and for an allow rule whose last path
-// segment starts with "index.htm", Google's extra rule that allows the
-// directory URL itself ("/a/index.html" also allows "/a/").
-func appendRule(rules []*rule, pattern string, allow bool, num int) []*rule {
-	rules = append(rules, compileRule(pattern, allow, num))
-	if allow {
-		if i := strings.LastIndexByte(pattern, '/'); i >= 0 && strings.HasPrefix(pattern[i:], "/index.htm") {
-			rules = append(rules, compileRule(pattern[:i+1]+"$", true, num))
+// agent returns the index of token (compared in lower case), adding it if
+// it is new.
+func (p *parser) agent(token []byte) int32 {
+	off := len(p.buf)
+	for _, c := range token {
+		p.buf = append(p.buf, lower(c))
+	}
+	low := p.buf[off:]
+	if a, ok := p.find(low); ok {
+		p.buf = p.buf[:off]
+		return a
+	}
+	a := int32(len(p.agents))
+	p.agents = append(p.agents, agentToken{span{uint32(off), uint32(len(low))}, -1})
+	switch {
+	case p.index != nil:
+		p.index[string(low)] = a
+	case len(p.agents) > linearMax:
+		p.index = make(map[string]int32, 2*len(p.agents))
+		for i, t := range p.agents {
+			p.index[string(p.buf[t.off:t.off+t.n])] = int32(i)
 		}
 	}
-	return rules
+	return a
 }
 
-func (p *parser) sitemap(v string) {
-	if v == "" || p.seenMap[v] {
-		return
+func (p *parser) find(low []byte) (int32, bool) {
+	if p.index != nil {
+		a, ok := p.index[string(low)]
+		return a, ok
 	}
-	p.seenMap[v] = true
-	p.sitemaps = append(p.sitemaps, v)
+	for i, t := range p.agents {
+		if string(p.buf[t.off:t.off+t.n]) == string(low) {
+			return int32(i), true
+		}
+	}
+	return 0, false
 }
 
 func (p *parser) finish() *Robots {
-	r := &Robots{agents: make(map[string]*agentEntry, len(p.agents)), sitemaps: p.sitemaps}
-	// Agents named by exactly the same groups share one entry, so the merge
-	// is built at most once for them.
-	shared := map[*group]*agentEntry{}
-	for token, gs := range p.agents {
-		if len(gs) == 1 {
-			e := shared[gs[0]]
-			if e == nil {
-				e = &agentEntry{groups: gs}
-				shared[gs[0]] = e
+	r := &Robots{text: string(p.buf), recs: p.recs, groups: p.groups}
+	if cap(r.recs)-len(r.recs) > len(r.recs)/4+16 {
+		r.recs = slices.Clone(r.recs) // do not keep room for comment lines
+	}
+	r.sitemaps = uniqueSpans(r.text, p.sitemaps)
+	r.setAgents(p.agents, p.namings)
+	return r
+}
+
+// uniqueSpans returns the strings of spans, in order, without duplicates.
+func uniqueSpans(text string, spans []span) []string {
+	if len(spans) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(spans))
+	var seen map[string]bool
+	if len(spans) > linearMax {
+		seen = make(map[string]bool, len(spans))
+	}
+	for _, s := range spans {
+		v := s.in(text)
+		if seen != nil {
+			if seen[v] {
+				continue
 			}
-			r.agents[token] = e
+			seen[v] = true
+		} else if contains(out, v) {
 			continue
 		}
-		r.agents[token] = &agentEntry{groups: gs}
+		out = append(out, v)
 	}
-	if len(p.global) > 0 {
-		r.global = &agentEntry{groups: p.global}
+	return out
+}
+
+func contains(list []string, v string) bool {
+	for _, s := range list {
+		if s == v {
+			return true
+		}
 	}
-	return r
+	return false
 }

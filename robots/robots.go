@@ -8,7 +8,11 @@ import (
 // Robots is a parsed robots.txt file. The zero value, like an empty file,
 // allows everything. It is immutable after Parse and safe for concurrent use.
 type Robots struct {
-	agents   map[string]*agentEntry // by lower-case product token
+	text     string                 // the values of records, agent tokens and sitemaps
+	recs     []record               // every group's records, in file order
+	groups   []group                // in file order
+	agents   []agentName            // by lower-case product token, when few
+	index    map[string]*agentEntry // by lower-case product token, when many
 	global   *agentEntry            // the merged "*" groups; nil if none
 	sitemaps []string
 }
@@ -115,31 +119,35 @@ func (r *Robots) rulesFor(agent string) (*agentRules, Scope) {
 		return nil, ScopeNone
 	}
 	if e := r.lookup(productToken(agent)); e != nil {
-		return e.get(), ScopeAgent
+		return r.rules(e), ScopeAgent
 	}
 	if r.global != nil {
-		return r.global.get(), ScopeGlobal
+		return r.rules(r.global), ScopeGlobal
 	}
 	return nil, ScopeNone
 }
 
 func (r *Robots) lookup(token string) *agentEntry {
-	if token == "" || len(r.agents) == 0 {
+	if token == "" || len(r.agents) == 0 && r.index == nil {
 		return nil
 	}
 	var buf [64]byte
+	b := buf[:0]
 	if len(token) > len(buf) {
-		return r.agents[lowerASCII([]byte(token))]
+		b = make([]byte, 0, len(token))
 	}
-	b := buf[:len(token)]
 	for i := 0; i < len(token); i++ {
-		c := token[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
+		b = append(b, lower(token[i]))
 	}
-	return r.agents[string(b)]
+	if r.index != nil {
+		return r.index[string(b)]
+	}
+	for _, a := range r.agents {
+		if a.token == string(b) {
+			return a.entry
+		}
+	}
+	return nil
 }
 
 // CrawlDelay returns the Crawl-delay that applies to agent: the largest one
@@ -186,12 +194,12 @@ func (r *Robots) records(agent string, has func(*agentRules) bool) *agentRules {
 		return nil
 	}
 	if e := r.lookup(productToken(agent)); e != nil {
-		if a := e.get(); has(a) {
+		if a := r.rules(e); has(a) {
 			return a
 		}
 	}
 	if r.global != nil {
-		if a := r.global.get(); has(a) {
+		if a := r.rules(r.global); has(a) {
 			return a
 		}
 	}

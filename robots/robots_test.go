@@ -2,6 +2,7 @@ package robots
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -230,6 +231,29 @@ func TestZeroAndNil(t *testing.T) {
 	if !z.Allowed("a", "/x") {
 		t.Error("zero Robots must allow all")
 	}
+}
+
+// The first decision for an agent compiles its groups; concurrent first
+// decisions must build them once and agree (run with -race).
+func TestConcurrentFirstDecisions(t *testing.T) {
+	body := benchRobots()
+	paths := benchPaths()
+	agents := []string{"politecrawl", "Googlebot", "Bingbot", "unknownbot", "Slurp"}
+	want := Parse(body)
+	r := Parse(body)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				agent, path := agents[(w+i)%len(agents)], paths[(w*200+i)%len(paths)]
+				if got := r.Allowed(agent, path); got != want.Allowed(agent, path) {
+					t.Errorf("Allowed(%q, %q) = %v concurrently, %v alone", agent, path, got, !got)
+				}
+				r.CrawlDelay(agent)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestPathParamsQuery(t *testing.T) {

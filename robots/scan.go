@@ -41,26 +41,39 @@ func skipBOM(body []byte) []byte {
 // scanLines calls fn for every line of body, numbered from 1. LF, CR and
 // CRLF all end a line (bufio.ScanLines does not split on a bare CR, and its
 // token cap fails on long lines). A line longer than maxLineLen is cut.
+// The lines are slices of body. The next LF and the next CR are each searched
+// for once and remembered, so a file with only one kind of line end stays a
+// single pass.
 func scanLines(body []byte, fn func(num int, line []byte)) {
-	num := 0
-	for len(body) > 0 {
-		i := bytes.IndexAny(body, "\r\n")
-		var line []byte
-		if i < 0 {
-			line, body = body, nil
-		} else {
-			line = body[:i]
-			if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
-				i++
-			}
-			body = body[i+1:]
+	lf, cr := -1, -1 // absolute positions of the next '\n' and '\r'; -1: look again
+	for num, start := 1, 0; start < len(body); num++ {
+		lf = nextByte(body, start, lf, '\n')
+		cr = nextByte(body, start, cr, '\r')
+		end := min(lf, cr)
+		next := end + 1
+		if end == cr && next == lf {
+			next++ // CRLF
 		}
+		line := body[start:end]
 		if len(line) > maxLineLen {
 			line = line[:maxLineLen]
 		}
-		num++
 		fn(num, line)
+		start = next
 	}
+}
+
+// nextByte returns the position of the first c in body at or after start,
+// or len(body) when there is none; known is the answer of the previous call,
+// reused while it still lies ahead.
+func nextByte(body []byte, start, known int, c byte) int {
+	if known >= start {
+		return known
+	}
+	if i := bytes.IndexByte(body[start:], c); i >= 0 {
+		return start + i
+	}
+	return len(body)
 }
 
 // splitLine returns the key and value of one robots.txt line, with the
