@@ -1,0 +1,13 @@
+package cluster
+
+import "errors"
+
+// Errors callers branch on.
+var (
+	// ErrMismatch: the crawl's buckets exist with a different shard count or
+	// lease TTL than this node's configuration; every node of a crawl must use
+	// the same cluster.shards and cluster.lease_ttl.
+	ErrMismatch = errors.New("cluster configuration differs from the crawl's")
+	// ErrRunning: Run was called on a Manager that already runs or ran.
+	ErrRunning = errors.New("manager already started")
+)
