@@ -83,7 +83,7 @@ func (m *Manager) acquireFree(ctx context.Context, target int) {
 		case !taken:
 			free = append(free, s)
 		case !mine && bytes.Equal(e.Value(), m.value):
-			m.deleteStale(ctx, e)
+			m.deleteOurs(ctx, e.Key(), e.Revision())
 		}
 	}
 	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
@@ -118,23 +118,30 @@ func (m *Manager) acquire(ctx context.Context, shard int) {
 }
 
 // release hands a shard over: Lost first, so that this node has stopped
-// before anyone else can start, then the lease is deleted at its expected
-// revision. If the delete fails, the lease expires after the TTL instead.
+// before anyone else can start, then the lease is deleted. If the delete
+// fails, the lease expires after the TTL instead.
 func (m *Manager) release(ctx context.Context, l lease, reason string) {
 	m.lose(l, reason)
-	err := m.withTimeout(ctx, func(ctx context.Context) error {
-		return m.leases.Delete(ctx, l.key, jetstream.LastRevision(l.rev))
-	})
-	if err != nil {
-		m.log.Warn("delete lease", "shard", l.shard, "err", err)
-	}
+	m.deleteOurs(ctx, l.key, l.rev)
 }
 
-func (m *Manager) deleteStale(ctx context.Context, e jetstream.KeyValueEntry) {
+// deleteOurs deletes key at revision rev, or, if a write of ours that timed
+// out has landed since, at the revision of that write: never a key another
+// node has written.
+func (m *Manager) deleteOurs(ctx context.Context, key string, rev uint64) {
 	err := m.withTimeout(ctx, func(ctx context.Context) error {
-		return m.leases.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision()))
+		return m.leases.Delete(ctx, key, jetstream.LastRevision(rev))
 	})
-	if err != nil {
-		m.log.Warn("delete stale lease", "key", e.Key(), "err", err)
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		var e jetstream.KeyValueEntry
+		err = m.withTimeout(ctx, func(ctx context.Context) (err error) {
+			if e, err = m.leases.Get(ctx, key); err != nil || !bytes.Equal(e.Value(), m.value) {
+				return err // gone, or someone else's
+			}
+			return m.leases.Delete(ctx, key, jetstream.LastRevision(e.Revision()))
+		})
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		m.log.Warn("delete lease", "key", key, "err", err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,6 +61,14 @@ type ledger struct {
 
 func newLedger(t testing.TB) *ledger {
 	return &ledger{t: t, owner: map[int]string{}, since: map[int]time.Time{}}
+}
+
+// Write takes the Managers' log lines (warnings) into the event log.
+func (l *ledger) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.log = append(l.log, time.Now().Format("15:04:05.000")+" "+strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 func (l *ledger) record(node string, e Event) {
@@ -226,6 +236,7 @@ func (c *testCluster) start(name string) *node {
 	defer cancel()
 	m, err := NewManager(ctx, js, cfg, ManagerOptions{
 		OnEvent:  func(e Event) { c.ledger.record(name, e) },
+		Logger:   slog.New(slog.NewTextHandler(c.ledger, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Replicas: c.replicas,
 	})
 	if err != nil {
