@@ -129,28 +129,62 @@ func (m *Manager) Run(ctx context.Context) error {
 	defer memberW.Stop()
 	defer m.shutdown(ctx)
 
-	leaseC, memberC := leaseW.Updates(), memberW.Updates()
+	w := &wakeups{leases: leaseW.Updates(), members: memberW.Updates(), known: m.knownMembers}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		nudged := false
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-timer.C:
-		case e, ok := <-leaseC:
-			if !ok {
-				leaseC = nil // the poll still finds free shards
-			}
-			nudged = e != nil && e.Operation() != jetstream.KeyValuePut
-		case e, ok := <-memberC:
-			if !ok {
-				memberC = nil
-			}
-			nudged = e != nil && (e.Operation() != jetstream.KeyValuePut || !m.knownMembers[e.Key()])
+		case e, ok := <-w.leases:
+			w.lease(e, ok)
+		case e, ok := <-w.members:
+			w.member(e, ok)
 		}
-		next := m.step(ctx, nudged)
+		w.drain()
+		next := m.step(ctx, w.nudged)
+		w.nudged = false
 		timer.Reset(max(next.Sub(m.now()), 0))
+	}
+}
+
+// wakeups turns the buckets' change streams into one flag: something
+// happened that may change this node's fair share or free a shard (a lease
+// deleted, a member joining or leaving), so balance now rather than at the
+// next poll. Expiries are not reported by the server; the poll finds them.
+type wakeups struct {
+	leases, members <-chan jetstream.KeyValueEntry
+	known           map[string]bool // members seen at the last count
+	nudged          bool
+}
+
+func (w *wakeups) lease(e jetstream.KeyValueEntry, ok bool) {
+	if !ok {
+		w.leases = nil
+	}
+	w.nudged = w.nudged || (e != nil && e.Operation() != jetstream.KeyValuePut)
+}
+
+func (w *wakeups) member(e jetstream.KeyValueEntry, ok bool) {
+	if !ok {
+		w.members = nil
+	}
+	w.nudged = w.nudged || (e != nil && (e.Operation() != jetstream.KeyValuePut || !w.known[e.Key()]))
+}
+
+// drain takes every change already queued, so that a burst (a node handing
+// over all its shards) causes one balance, not one per key.
+func (w *wakeups) drain() {
+	for {
+		select {
+		case e, ok := <-w.leases:
+			w.lease(e, ok)
+		case e, ok := <-w.members:
+			w.member(e, ok)
+		default:
+			return
+		}
 	}
 }
 
