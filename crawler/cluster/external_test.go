@@ -145,10 +145,11 @@ func jetStreamReady(ctx context.Context, url string) error {
 	return err
 }
 
-// TestLeasesExternalCluster plays the lease scenario on Debian's nats-server
-// as users deploy it: three servers, buckets replicated three times, each
-// node connected to a different server.
-func TestLeasesExternalCluster(t *testing.T) {
+// TestExternalCluster plays the lease and handoff scenarios on Debian's
+// nats-server as users deploy it: three servers, buckets and streams
+// replicated three times, each node connected to a different server.
+func TestExternalCluster(t *testing.T) {
 	urls := MustNATSCluster(t)
-	runLeaseScenario(t, urls, 3)
+	t.Run("leases", func(t *testing.T) { runLeaseScenario(t, urls, 3) })
+	t.Run("handoff", func(t *testing.T) { runHandoffScenario(t, urls[1], 3) })
 }

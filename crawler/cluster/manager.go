@@ -245,8 +245,11 @@ func (m *Manager) opTimeout() time.Duration {
 	return max(d, time.Millisecond)
 }
 
+// withTimeout runs one request under opTimeout. Cancelling Run's context
+// does not cut a request short (its outcome would be unknown: a lease
+// created or not); the loops check ctx between requests instead.
 func (m *Manager) withTimeout(ctx context.Context, f func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, m.opTimeout())
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opTimeout())
 	defer cancel()
 	return f(ctx)
 }

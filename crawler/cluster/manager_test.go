@@ -43,7 +43,9 @@ func runLeaseScenario(t *testing.T, urls []string, replicas int) {
 	}
 	t.Logf("d joined: it holds 16 of 64 after %s", d.Round(time.Millisecond))
 
-	handover(t, c, "graceful stop", "d", c.stop, testTTL/2)
+	// d renewed at most a renewal period before it stops, so its leases
+	// cannot expire sooner than TTL minus that: a faster handover is no wait.
+	handover(t, c, "graceful stop", "d", c.stop, testTTL-newTiming(testTTL).renew)
 	handover(t, c, "kill", "c", c.kill, testTTL+3*time.Second)
 
 	b := c.nodes["b"]
