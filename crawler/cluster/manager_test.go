@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,6 +89,54 @@ func handover(t *testing.T, c *testCluster, what, name string, how func(string),
 		t.Errorf("%s of %s: handover took %s, want at most %s", what, name, took, limit)
 	}
 	c.waitFor("balanced after "+what, testTTL+5*time.Second, c.balanced)
+}
+
+// TestFencingMargin cuts node b off from the server while its clock runs
+// slow. Within the margin (a quarter of the TTL) b still stops before a can
+// take its shards; far beyond it, the ledger and the watcher catch b and a
+// holding the same shards, which shows that they would catch a margin too
+// small.
+func TestFencingMargin(t *testing.T) {
+	srv := MustEmbedded(t)
+	for _, tt := range []struct {
+		rate     float64
+		overlaps bool
+	}{
+		{0.85, false}, // b sees 15% less time pass: still safe
+		{0.40, true},  // b believes for 0.75/0.4 = 1.9 TTL: caught
+	} {
+		t.Run(fmt.Sprintf("clock rate %.2f", tt.rate), func(t *testing.T) {
+			c := &testCluster{
+				t: t, urls: []string{srv.ClientURL()}, ledger: newLedger(t), nodes: map[string]*node{},
+				cfg:    Config{NATS: srv.ClientURL(), Name: fmt.Sprintf("margin%d", int(tt.rate*100)), Shards: 8, LeaseTTL: testTTL},
+				clocks: map[string]func() time.Time{"b": rateClock(tt.rate)},
+			}
+			if !tt.overlaps {
+				t.Cleanup(c.ledger.check)
+			}
+			c.watchExclusive()
+			c.start("a")
+			b := c.start("b")
+			c.waitFor("balanced", testTTL+5*time.Second, c.balanced)
+			shards := c.ledger.ownedBy("b")
+			b.down.Store(true)
+			c.waitFor("b's shards with a", testTTL+5*time.Second, func() bool { _, ok := c.ledger.takenAfter("b", shards); return ok })
+			// b's belief ends at the latest 0.75 TTL / rate after its last renewal.
+			c.waitFor("b has let go", testTTL*2, func() bool { return len(b.m.Owned()) == 0 && len(c.ledger.ownedBy("b")) == 0 })
+			var byLedger, byWatcher int
+			for _, v := range c.ledger.violations() {
+				if strings.HasPrefix(v, "watcher:") {
+					byWatcher++
+				} else {
+					byLedger++
+				}
+			}
+			t.Logf("b's clock at %.2f: %d overlaps in the ledger, %d in the watcher's samples", tt.rate, byLedger, byWatcher)
+			if tt.overlaps && (byLedger == 0 || byWatcher == 0) {
+				t.Errorf("b believed for %.1f TTL, yet a check saw no overlap: it is blind", 0.75/tt.rate)
+			}
+		})
+	}
 }
 
 func TestManagerRefusesMismatch(t *testing.T) {
