@@ -75,6 +75,7 @@ func waitURLs(t *testing.T, c *collector, want []string) (dups int) {
 }
 
 func TestHandoffEmbedded(t *testing.T) {
+	t.Parallel()
 	srv := MustEmbedded(t)
 	runHandoffScenario(t, srv.ClientURL(), 1)
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -81,6 +82,30 @@ func TestFairShare(t *testing.T) {
 		}
 		if got*max(tt.members, 1) < tt.shards {
 			t.Errorf("step %d: %d members x %d < %d shards: some shard would stay free", i, tt.members, got, tt.shards)
+		}
+	}
+}
+
+func TestReplicasSafe(t *testing.T) {
+	tests := []struct {
+		version  string
+		replicas int
+		safe     bool
+	}{
+		{"2.9.10", 1, true}, // one replica: the check is under the stream lock
+		{"2.9.10", 3, false},
+		{"2.10.18", 3, false},
+		{"2.11.0", 3, true},
+		{"2.11.0-RC.1", 3, true},
+		{"v2.15.2", 3, true},
+		{"3.0.0", 5, true},
+		{"", 3, false}, // unknown: not trusted
+		{"garbage", 1, true},
+	}
+	for i, tt := range tests {
+		err := replicasSafe(tt.version, tt.replicas)
+		if (err == nil) != tt.safe || (err != nil && !errors.Is(err, ErrUnsafeServer)) {
+			t.Errorf("step %d: replicasSafe(%q, %d) = %v, want safe %v", i, tt.version, tt.replicas, err, tt.safe)
 		}
 	}
 }

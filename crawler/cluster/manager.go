@@ -28,7 +28,8 @@ type ManagerOptions struct {
 	// leases are not renewed while it runs.
 	OnEvent func(Event)
 	// Replicas is the replica count of the buckets if this node creates them
-	// (default 1; 3 on a three-server NATS cluster).
+	// (default 1; 3 on a three-server NATS cluster, which needs nats-server
+	// 2.11.0 or later: see ErrUnsafeServer).
 	Replicas int
 }
 
@@ -64,8 +65,9 @@ type Manager struct {
 }
 
 // NewManager validates cfg, creates or opens the crawl's leases and members
-// buckets on js (refusing, with ErrMismatch, buckets made with another shard
-// count or lease TTL) and returns a Manager ready to Run.
+// buckets on js and returns a Manager ready to Run. It refuses buckets made
+// with another shard count or lease TTL (ErrMismatch), and replicated
+// buckets on a server too old to keep leases exclusive (ErrUnsafeServer).
 func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts ManagerOptions) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -86,6 +88,10 @@ func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts Ma
 		m.onEvent = func(Event) {}
 	}
 	replicas := max(opts.Replicas, 1)
+	version := js.Conn().ConnectedServerVersion()
+	if err := replicasSafe(version, replicas); err != nil {
+		return nil, err
+	}
 	m.session = newSession()
 	m.value, _ = json.Marshal(stamp{Node: cfg.Node, Session: m.session})
 	desc := bucketDescription(cfg.Shards)
@@ -95,6 +101,14 @@ func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts Ma
 	}
 	members, err := openBucket(ctx, js, MembersBucket(cfg.Name), desc, cfg.LeaseTTL, replicas)
 	if err != nil {
+		return nil, err
+	}
+	// The buckets may exist already, made by another node with more replicas.
+	st, err := leases.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s status: %w", LeasesBucket(cfg.Name), err)
+	}
+	if err := replicasSafe(version, st.Config().Replicas); err != nil {
 		return nil, err
 	}
 	m.leases, m.members = leases, members

@@ -14,6 +14,7 @@ import (
 const testTTL = 2 * time.Second
 
 func TestLeasesEmbedded(t *testing.T) {
+	t.Parallel()
 	srv := MustEmbedded(t)
 	runLeaseScenario(t, []string{srv.ClientURL()}, 1)
 }
@@ -97,6 +98,7 @@ func handover(t *testing.T, c *testCluster, what, name string, how func(string),
 // holding the same shards, which shows that they would catch a margin too
 // small.
 func TestFencingMargin(t *testing.T) {
+	t.Parallel()
 	srv := MustEmbedded(t)
 	for _, tt := range []struct {
 		rate     float64
