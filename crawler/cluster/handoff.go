@@ -127,9 +127,12 @@ func (h *Handoff) Consume(ctx context.Context, shard int, commit func(ctx contex
 
 // ack acknowledges a committed batch: each message, and the last one with a
 // confirmation, which, as the server handles one connection's messages in
-// order, confirms them all. A lost ack means a delivery again, which the
+// order, confirms them all. A stop (ctx cancelled) does not cut it short: the
+// batch is committed. A lost ack means a delivery again, which the
 // idempotent commit absorbs.
 func ack(ctx context.Context, msgs []jetstream.Msg) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	for _, msg := range msgs[:len(msgs)-1] {
 		_ = msg.Ack()
 	}
