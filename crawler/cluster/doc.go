@@ -30,6 +30,11 @@
 // node dies, its heartbeat and leases expire after the TTL and the survivors,
 // whose share has grown, take its shards.
 //
+// Handoff moves URLs to the shard that owns their host: a work-queue stream
+// per crawl, a durable consumer per shard that outlives its owners, and an
+// acknowledgement only after the owner's own commit (delivery is at least
+// once; the commit must be idempotent).
+//
 // StartEmbedded runs a NATS server with JetStream inside the process
 // (cluster.embed), for one-machine clusters and tests.
 //
@@ -66,6 +71,10 @@
 //     as one member (their leases stay safe, the fair share does not).
 //   - A lease TTL under a second is refused: the server sweeps expired keys
 //     every 250 ms at best.
-//   - Buckets use file storage, so a restarted server remembers its leases;
-//     on a NATS cluster pass ManagerOptions.Replicas 3.
+//   - Buckets use file storage, so a restarted server remembers its leases.
+//     On a NATS cluster pass ManagerOptions.Replicas 3, which needs
+//     nats-server 2.11.0 or later: older servers (Debian bookworm ships
+//     2.9.10) can let two concurrent creates of one key both succeed on a
+//     replicated stream, and NewManager refuses them (ErrUnsafeServer). With
+//     one replica they are safe, but the leases live on one server.
 package cluster
