@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -64,19 +63,6 @@ func openBucket(ctx context.Context, js jetstream.JetStream, name, desc string, 
 			name, got.TTL, got.Description, ttl, desc, ErrMismatch)
 	}
 	return kv, nil
-}
-
-// stamp is the value a node writes into its lease and member keys: who it is
-// and which run of it (a restarted node is a new session).
-type stamp struct {
-	Node    string `json:"node"`
-	Session string `json:"session"`
-}
-
-func parseStamp(b []byte) stamp {
-	var s stamp
-	_ = json.Unmarshal(b, &s) // a foreign value parses as the zero stamp
-	return s
 }
 
 // snapshot returns the live entries of a bucket: each key whose last
