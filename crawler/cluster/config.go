@@ -60,12 +60,20 @@ func DefaultConfig() Config {
 func (c Config) Enabled() bool { return c.NATS != "" || c.Embed != "" }
 
 // URLs returns the NATS URLs to connect to: cluster.nats, or the embedded
-// server's address when only cluster.embed is set.
+// server's address when only cluster.embed is set (loopback when it listens
+// on every interface).
 func (c Config) URLs() string {
 	if c.NATS != "" {
 		return c.NATS
 	}
-	return "nats://" + c.Embed
+	host, port, err := net.SplitHostPort(c.Embed)
+	if err != nil {
+		return "nats://" + c.Embed
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "nats://" + net.JoinHostPort(host, port)
 }
 
 // Validate checks a cluster configuration and names the offending key. A

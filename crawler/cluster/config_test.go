@@ -68,4 +68,12 @@ func TestConfigURLs(t *testing.T) {
 	if got := (Config{NATS: "nats://a:1", Embed: "127.0.0.1:4222"}).URLs(); got != "nats://a:1" {
 		t.Errorf("nats and embed: URLs() = %q", got)
 	}
+	for _, embed := range []string{":4222", "0.0.0.0:4222", "[::]:4222"} {
+		if got := (Config{Embed: embed}).URLs(); got != "nats://127.0.0.1:4222" {
+			t.Errorf("embed %q: URLs() = %q, want loopback", embed, got)
+		}
+	}
+	if got := (Config{Embed: "[::1]:4222"}).URLs(); got != "nats://[::1]:4222" {
+		t.Errorf("embed [::1]:4222: URLs() = %q", got)
+	}
 }
