@@ -40,15 +40,14 @@
 //
 // # The fencing margin, and what it assumes of clocks
 //
-// A renewal sent at local time s is stored with a server timestamp no
-// earlier than s, and the server removes the key no earlier than TTL after
-// that timestamp (its expiry sweep only runs late, by up to a few hundred
-// milliseconds). So no other node can take the shard before s+TTL. A node
-// stops using a shard at s+TTL-margin on its own clock, with margin a
-// quarter of the TTL (2.5 s of the default 10 s), and reports Lost then
-// even if it is cut off from the server. Renewals are due every quarter TTL
-// and retried every sixteenth, so a server out of reach for less than half
-// the TTL costs no shard.
+// A renewal sent at instant s is stored by the server after s, and the
+// server removes the key no sooner than TTL after storing it (its expiry
+// sweep only runs late, by up to a few hundred milliseconds). So no other
+// node can take the shard before s+TTL. A node stops using a shard when its
+// own clock shows TTL-margin elapsed since s, with margin a quarter of the
+// TTL (2.5 s of the default 10 s), and reports Lost then, even if it is cut
+// off from the server. Renewals are due every quarter TTL and retried every
+// sixteenth, so a server out of reach for less than 0.4 TTL costs no shard.
 //
 // This assumes:
 //   - the node's clock (ManagerOptions.Now, time.Now by default) is monotonic
