@@ -4,11 +4,11 @@ import "time"
 
 // timing derives every interval of the lease protocol from the lease TTL.
 //
-// A write sent at local time s is stored by the server at a server time no
-// earlier than s, and the server removes it at the earliest TTL after that
-// (the expiry sweep only ever runs late). So the key is ours at least until
-// s+TTL, measured on any clock running at the server's rate. We stop using
-// it at s+TTL-margin on our own monotonic clock: margin absorbs the rate
+// A write sent at instant s is stored by the server after s, and the server
+// removes it no sooner than TTL after storing it (the expiry sweep only ever
+// runs late). So the key is ours at least until s+TTL, measured on any clock
+// running at the server's rate. We stop using it when our own monotonic
+// clock shows TTL-margin elapsed since s: margin absorbs the rate
 // difference between our clock and the server's, a server clock stepped
 // forward, skew between the replicas of an R3 bucket, and the time the
 // engine takes to act on Lost. A quarter of the TTL (2.5 s of 10 s) is
