@@ -89,7 +89,9 @@ func (h *Handoff) Publish(ctx context.Context, shard int, url string) error {
 }
 
 // Consume hands shard's URLs to commit in batches until ctx ends (cancel it
-// on Lost) and acknowledges a batch only after commit returned nil. A batch
+// on Lost) and acknowledges a batch only after commit returned nil. Commit
+// should check Manager.Holds in its transaction: a batch committed by a node
+// that no longer owns the shard must be refused, to come again to the owner. A batch
 // whose commit fails is delivered again after AckWait, to this node or the
 // shard's next owner. Consume returns ctx's error, or an error if it cannot
 // reach the shard's consumer.
