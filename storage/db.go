@@ -4,6 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,52 +34,118 @@ var (
 	keySeq         = []byte("seq")
 )
 
-// Options tune Open. The zero value waits 1s for the lock.
+// Options tune Open. The zero value waits 1s for the lock, runs the full
+// consistency check on files up to DefaultCheckLimit, and keeps a backup.
 type Options struct {
 	// Timeout is how long to wait for the file lock before ErrLocked.
 	Timeout time.Duration
 	// NoSync skips fsync on commit: faster, and still safe against a
 	// killed process, but not against power loss. For tests and benchmarks.
 	NoSync bool
+	// FullCheck runs the full consistency check (see Check) on open
+	// whatever the file's size.
+	FullCheck bool
+	// CheckLimit is the size up to which open runs the full check; 0 means
+	// DefaultCheckLimit, negative never. Bigger files get the cheap checks
+	// (meta pages, file length) and, when opened for writing, the page walk.
+	CheckLimit int64
+	// NoBackup skips the copy to BackupPath that Close of a writable
+	// file otherwise makes.
+	NoBackup bool
+}
+
+func (o Options) fullCheck(size int64) bool {
+	limit := o.CheckLimit
+	if limit == 0 {
+		limit = DefaultCheckLimit
+	}
+	return o.FullCheck || size <= limit
 }
 
 // DB is an open state file. Its methods are safe for concurrent use; bbolt
 // serialises writers.
+//
+// A damaged file never crashes the process: every method turns bbolt's
+// panics (and faults reading a truncated file) into a *DamagedError, and
+// after one, Update refuses to write.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	bolt     *bolt.DB
+	path     string
+	opts     Options
+	readOnly bool
+	damage   atomic.Pointer[DamagedError]
+	closed   sync.Once
+	closeErr error
 }
 
-// Open opens (creating if needed) the state file for writing.
+// Open opens (creating if needed) the state file for writing. A new file
+// is created under a temporary name and renamed into place once
+// initialised, so a crash never leaves an empty or half-written file at
+// path; an existing empty file is therefore reported as damaged rather than
+// silently started afresh. The file is checked first (see Options): a
+// damaged one gives a *DamagedError.
 func Open(path string, opts Options) (*DB, error) {
 	return open(path, opts, false)
 }
 
-// OpenReadOnly opens an existing state file for reading only.
+// OpenReadOnly opens an existing state file for reading only, with the
+// same checks as Open except the page walk on files over the check limit.
 func OpenReadOnly(path string, opts Options) (*DB, error) {
 	return open(path, opts, true)
 }
 
 func open(path string, opts Options, readOnly bool) (*DB, error) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = time.Second
-	}
-	b, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:        opts.Timeout,
-		ReadOnly:       readOnly,
-		NoSync:         opts.NoSync,
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
-	})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("open state %q: %w", path, ErrLocked)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open state %q: %w", path, err)
-	}
-	d := &DB{bolt: b, path: path}
 	if !readOnly {
-		err = b.Update(func(tx *bolt.Tx) error {
+		if err := createIfMissing(path, opts); err != nil {
+			return nil, err
+		}
+	}
+	// Look at the file under the shared lock before bbolt trusts it: a
+	// read-write bbolt open walks every page in a goroutine of its own,
+	// where a damaged page is a crash, not an error.
+	b, err := openBolt(path, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := precheck(path, b, opts, readOnly); err != nil {
+		b.Close()
+		return nil, err
+	}
+	d := &DB{bolt: b, path: path, opts: opts, readOnly: readOnly}
+	if readOnly {
+		return d, nil
+	}
+	b.Close()
+	if d.bolt, err = openBolt(path, opts, false); err != nil {
+		return nil, err
+	}
+	if err := d.initBuckets(); err != nil {
+		d.bolt.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// precheck runs the checks open promises: the cheap ones always, the page
+// walk before any write, bbolt's Tx.Check under the size limit.
+func precheck(path string, b *bolt.DB, opts Options, readOnly bool) error {
+	pf, err := openPageFile(path)
+	if err != nil {
+		return damaged(path, "%v", err)
+	}
+	full := opts.fullCheck(pf.size)
+	pf.Close()
+	if readOnly && !full {
+		return nil
+	}
+	r := &CheckReport{}
+	r.check(path, b, full)
+	return r.Err(path)
+}
+
+func (d *DB) initBuckets() error {
+	err := d.guard("init", func() error {
+		return d.bolt.Update(func(tx *bolt.Tx) error {
 			for _, name := range allBuckets {
 				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 					return err
@@ -83,42 +153,126 @@ func open(path string, opts Options, readOnly bool) (*DB, error) {
 			}
 			return nil
 		})
-		if err != nil {
-			b.Close()
-			return nil, fmt.Errorf("init state %q: %w", path, err)
-		}
+	})
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		return fmt.Errorf("init state %q: %w", d.path, err)
 	}
-	return d, nil
+	return err
+}
+
+// createIfMissing creates and initialises a new state file under a
+// temporary name, then links it into place: never an empty file at path,
+// and two processes racing to create it end up with the same file.
+func createIfMissing(path string, opts Options) error {
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, base+".new-*")
+	if err != nil {
+		return fmt.Errorf("create state %q: %w", path, err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpPath)
+	b, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync, NoFreelistSync: true})
+	if err != nil {
+		return fmt.Errorf("create state %q: %w", path, err)
+	}
+	err = b.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if cerr := b.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("create state %q: %w", path, err)
+	}
+	if err := os.Link(tmpPath, path); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create state %q: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }
 
 // Path is the file's path.
 func (d *DB) Path() string { return d.path }
 
-// Close closes the file and releases its lock.
+// Close closes the file and releases its lock. Closing a writable file
+// that showed no damage first copies it to BackupPath (unless
+// Options.NoBackup): see Backup. Close is idempotent.
 func (d *DB) Close() error {
-	if err := d.bolt.Close(); err != nil {
-		return fmt.Errorf("close state %q: %w", d.path, err)
-	}
-	return nil
+	d.closed.Do(func() {
+		var errs []error
+		if !d.readOnly && !d.opts.NoBackup && d.damage.Load() == nil {
+			errs = append(errs, d.Backup())
+		}
+		if err := d.bolt.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close state %q: %w", d.path, err))
+		}
+		d.closeErr = errors.Join(errs...)
+	})
+	return d.closeErr
 }
 
 // Update runs fn in one read-write transaction and commits it, counters
-// included, if fn returns nil.
+// included, if fn returns nil. After damage was found, it returns that
+// *DamagedError and writes nothing.
 func (d *DB) Update(fn func(*Tx) error) error {
-	return d.bolt.Update(func(btx *bolt.Tx) error {
-		t := newTx(btx)
-		if err := fn(t); err != nil {
-			return err
-		}
-		return t.flush()
+	if de := d.damage.Load(); de != nil {
+		return de
+	}
+	return d.guard("update", func() error {
+		return d.bolt.Update(func(btx *bolt.Tx) error {
+			t := newTx(btx)
+			if err := fn(t); err != nil {
+				return err
+			}
+			return t.flush()
+		})
 	})
 }
 
 // View runs fn in a read-only transaction.
 func (d *DB) View(fn func(*Tx) error) error {
-	return d.bolt.View(func(btx *bolt.Tx) error {
-		return fn(newTx(btx))
+	return d.guard("read", func() error {
+		return d.bolt.View(func(btx *bolt.Tx) error {
+			return fn(newTx(btx))
+		})
 	})
+}
+
+// guard runs fn with the package's panic guard and remembers damage.
+func (d *DB) guard(op string, fn func() error) error {
+	err := guard(d.path, op, fn)
+	var de *DamagedError
+	if errors.Is(err, ErrDamaged) && !errors.As(err, &de) {
+		de = damaged(d.path, "%s: %v", op, err)
+		err = de
+	}
+	if de != nil {
+		d.damage.CompareAndSwap(nil, de)
+	}
+	return err
 }
 
 func u64(b []byte) uint64 {

@@ -29,8 +29,10 @@ func newTx(tx *bolt.Tx) *Tx {
 func (t *Tx) b(name []byte) *bolt.Bucket {
 	b := t.tx.Bucket(name)
 	if b == nil {
-		// Only a read-only open of a file that was never initialised.
-		panic(fmt.Sprintf("storage: bucket %s missing", name))
+		// A damaged file (or a read-only open of one never initialised:
+		// callers check Initialised). DB.Update and View recover this
+		// into a DamagedError.
+		panic(damagePanic{fmt.Sprintf("bucket %q is missing", name)})
 	}
 	return b
 }
@@ -47,7 +49,7 @@ func (t *Tx) GetURL(url string) (*URLRecord, error) {
 	}
 	var r URLRecord
 	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("decode record %q: %w", url, err)
+		return nil, badValue{fmt.Errorf("decode record %q: %w", url, err)}
 	}
 	return &r, nil
 }
@@ -174,7 +176,7 @@ func (t *Tx) GetHost(authority string) (HostRecord, error) {
 		return h, nil
 	}
 	if err := json.Unmarshal(v, &h); err != nil {
-		return h, fmt.Errorf("decode host %q: %w", authority, err)
+		return h, badValue{fmt.Errorf("decode host %q: %w", authority, err)}
 	}
 	return h, nil
 }
@@ -189,7 +191,7 @@ func (t *Tx) ForEachHost(fn func(authority string, h HostRecord) error) error {
 	return t.b(bucketHosts).ForEach(func(k, v []byte) error {
 		var h HostRecord
 		if err := json.Unmarshal(v, &h); err != nil {
-			return fmt.Errorf("decode host %q: %w", k, err)
+			return badValue{fmt.Errorf("decode host %q: %w", k, err)}
 		}
 		return fn(string(k), h)
 	})
@@ -203,7 +205,7 @@ func (t *Tx) GetRobots(origin string) (*RobotsRecord, error) {
 	}
 	var r RobotsRecord
 	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("decode robots %q: %w", origin, err)
+		return nil, badValue{fmt.Errorf("decode robots %q: %w", origin, err)}
 	}
 	return &r, nil
 }
@@ -218,7 +220,7 @@ func (t *Tx) ForEachRobots(fn func(origin string, r *RobotsRecord) error) error 
 	return t.b(bucketRobots).ForEach(func(k, v []byte) error {
 		var r RobotsRecord
 		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode robots %q: %w", k, err)
+			return badValue{fmt.Errorf("decode robots %q: %w", k, err)}
 		}
 		return fn(string(k), &r)
 	})
@@ -232,7 +234,7 @@ func (t *Tx) GetSitemap(url string) (*SitemapRecord, error) {
 	}
 	var r SitemapRecord
 	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("decode sitemap %q: %w", url, err)
+		return nil, badValue{fmt.Errorf("decode sitemap %q: %w", url, err)}
 	}
 	return &r, nil
 }
@@ -251,7 +253,7 @@ func (t *Tx) ForEachSitemap(fn func(r *SitemapRecord) error) error {
 	return b.ForEach(func(k, v []byte) error {
 		var r SitemapRecord
 		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode sitemap %q: %w", k, err)
+			return badValue{fmt.Errorf("decode sitemap %q: %w", k, err)}
 		}
 		return fn(&r)
 	})
@@ -306,11 +308,11 @@ func (t *Tx) Body(url string) ([]byte, error) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(v))
 	if err != nil {
-		return nil, fmt.Errorf("decompress body %q: %w", url, err)
+		return nil, badValue{fmt.Errorf("decompress body %q: %w", url, err)}
 	}
 	b, err := io.ReadAll(zr)
 	if err != nil {
-		return nil, fmt.Errorf("decompress body %q: %w", url, err)
+		return nil, badValue{fmt.Errorf("decompress body %q: %w", url, err)}
 	}
 	return b, nil
 }
@@ -320,7 +322,7 @@ func (t *Tx) ForEachURL(fn func(r *URLRecord) error) error {
 	return t.b(bucketURLs).ForEach(func(k, v []byte) error {
 		var r URLRecord
 		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode record %q: %w", k, err)
+			return badValue{fmt.Errorf("decode record %q: %w", k, err)}
 		}
 		return fn(&r)
 	})
