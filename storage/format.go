@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
 )
 
@@ -88,14 +87,28 @@ type pageFile struct {
 // meta checksums but not the file's length, and reading a page past the
 // end of the file through its mmap is a fault, not an error.
 func openPageFile(path string) (*pageFile, error) {
+	p, err := openPageFileLenient(path)
+	if err != nil && p != nil {
+		p.Close()
+		p = nil
+	}
+	return p, err
+}
+
+// openPageFileLenient is openPageFile for salvage: a truncated file is
+// returned along with the error, so what lies before the cut can be read.
+func openPageFileLenient(path string) (*pageFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	p := &pageFile{f: f}
 	if err := p.init(); err != nil {
-		f.Close()
-		return nil, err
+		if p.meta.pgid == 0 {
+			f.Close()
+			return nil, err
+		}
+		return p, err
 	}
 	return p, nil
 }
@@ -180,8 +193,11 @@ func (p *pageFile) page(id uint64) ([]byte, error) {
 	if id < 2 || id >= p.meta.pgid {
 		return nil, fmt.Errorf("page id %d outside [2, %d)", id, p.meta.pgid)
 	}
+	if int64(id+1)*ps > p.size {
+		return nil, fmt.Errorf("page %d lies past the end of the file (truncated)", id)
+	}
 	buf := make([]byte, ps)
-	if _, err := p.f.ReadAt(buf, int64(id)*ps); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := p.f.ReadAt(buf, int64(id)*ps); err != nil {
 		return nil, fmt.Errorf("page %d: %w", id, err)
 	}
 	if got := le.Uint64(buf); got != id {
@@ -190,6 +206,9 @@ func (p *pageFile) page(id uint64) ([]byte, error) {
 	if over := uint64(le.Uint32(buf[12:])); over > 0 {
 		if id+over >= p.meta.pgid {
 			return nil, fmt.Errorf("page %d: %d overflow pages run past the high-water mark %d", id, over, p.meta.pgid)
+		}
+		if int64(id+over+1)*ps > p.size {
+			return nil, fmt.Errorf("page %d: its overflow pages lie past the end of the file (truncated)", id)
 		}
 		buf = make([]byte, int64(over+1)*ps)
 		if _, err := p.f.ReadAt(buf, int64(id)*ps); err != nil {

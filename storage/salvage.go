@@ -1,0 +1,381 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SalvageReport says what Salvage copied.
+type SalvageReport struct {
+	Buckets  []BucketSalvage // in the source file's order
+	Problems []string        // the damage met, as the check words it
+	Repairs  []string        // what was rebuilt so a crawl can resume
+}
+
+// BucketSalvage counts one bucket's records.
+type BucketSalvage struct {
+	Name   string
+	Copied int
+	// Lost is how many records were lost, when the file says how many
+	// there were (urls and queue keep counters); -1 when unknown.
+	Lost int
+	// DamagedPages is how many damaged pages (each with everything under
+	// it) were skipped.
+	DamagedPages int
+}
+
+// Salvage copies every record that can be read from the state file at src
+// into a new state file at dst, bucket by bucket and key by key, skipping
+// damaged pages and what lies under them. It reads src with bounds-checked
+// pread only (never bbolt's mmap), so no damage can crash it. It refuses to
+// write over an existing dst. The copy is then made consistent for a crawl
+// to resume from it: state counters and per-host queue counts are
+// recounted, queue entries whose URL record was lost are dropped (the URL
+// can be found again), queued URLs that lost their queue entry are queued
+// again, lost recrawl schedules are rebuilt from the records, and the crawl
+// is marked as having crashed, so a resumed run waits a full delay before
+// its first request to each host.
+func Salvage(src, dst string, opts Options) (*SalvageReport, error) {
+	if _, err := os.Lstat(dst); err == nil {
+		return nil, fmt.Errorf("salvage %q: %s already exists; give a new file", src, dst)
+	}
+	// Hold the shared lock when bbolt can take it, so no crawl writes
+	// meanwhile. A file bbolt cannot open, no crawl can be writing either.
+	b, err := openBolt(src, opts, true)
+	switch {
+	case errors.Is(err, ErrLocked):
+		return nil, err
+	case err == nil:
+		defer b.Close()
+	case !errors.Is(err, ErrDamaged):
+		return nil, err
+	}
+	rep := &SalvageReport{}
+	pf, err := openPageFileLenient(src)
+	if pf == nil {
+		return nil, damaged(src, "%v; nothing can be salvaged", err)
+	}
+	defer pf.Close()
+	if err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+	}
+	rep.Problems = append(rep.Problems, pf.notes...)
+	dir, base := filepath.Split(dst)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, base+".new-*")
+	if err != nil {
+		return nil, fmt.Errorf("salvage %q: %w", src, err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	os.Remove(tmpPath) // bbolt initialises a file it creates, not an empty one
+	defer os.Remove(tmpPath)
+	if err := copyRecords(pf, tmpPath, rep); err != nil {
+		return nil, fmt.Errorf("salvage %q: %w", src, err)
+	}
+	if err := repair(tmpPath, rep); err != nil {
+		return nil, fmt.Errorf("salvage %q: %w", src, err)
+	}
+	if err := os.Link(tmpPath, dst); err != nil {
+		return nil, fmt.Errorf("salvage %q: %w", src, err)
+	}
+	return rep, syncDir(dir)
+}
+
+// copyRecords walks src and puts every readable key into a new bbolt file.
+func copyRecords(pf *pageFile, dst string, rep *SalvageReport) error {
+	out, err := bolt.Open(dst, 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	tx, err := out.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer func() { tx.Rollback() }()
+	index := map[string]int{}
+	stat := func(path [][]byte) *BucketSalvage {
+		name := "(root)"
+		if len(path) > 0 {
+			name = string(path[0])
+		}
+		i, ok := index[name]
+		if !ok {
+			i = len(rep.Buckets)
+			index[name] = i
+			rep.Buckets = append(rep.Buckets, BucketSalvage{Name: name, Lost: -1})
+		}
+		return &rep.Buckets[i]
+	}
+	var werr error
+	pending := 0
+	w := &walker{pf: pf}
+	w.damage = func(path [][]byte, err error) {
+		stat(path).DamagedPages++
+		if len(rep.Problems) < maxProblems {
+			rep.Problems = append(rep.Problems, bucketPrefix(path)+err.Error())
+		}
+	}
+	w.bucket = func(path [][]byte) {
+		stat(path)
+		if werr == nil {
+			_, werr = bucketAt(tx, path)
+		}
+	}
+	w.kv = func(path [][]byte, k, v []byte) {
+		if werr != nil {
+			return
+		}
+		var b *bolt.Bucket
+		if b, werr = bucketAt(tx, path); werr != nil {
+			return
+		}
+		if werr = b.Put(k, v); werr != nil {
+			return
+		}
+		stat(path).Copied++
+		if pending++; pending >= 10000 {
+			pending = 0
+			if werr = tx.Commit(); werr == nil {
+				tx, werr = out.Begin(true)
+			}
+		}
+	}
+	w.walkRoot()
+	if werr != nil {
+		return werr
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return out.Sync()
+}
+
+// bucketAt returns the bucket at path in tx, creating it and its parents.
+func bucketAt(tx *bolt.Tx, path [][]byte) (*bolt.Bucket, error) {
+	if len(path) == 0 {
+		return nil, errors.New("a key outside any bucket")
+	}
+	b, err := tx.CreateBucketIfNotExists(path[0])
+	for _, name := range path[1:] {
+		if err != nil {
+			break
+		}
+		b, err = b.CreateBucketIfNotExists(name)
+	}
+	return b, err
+}
+
+// repair makes the copied records consistent (see Salvage) and records
+// what it did in rep.
+func repair(path string, rep *SalvageReport) error {
+	d, err := Open(path, Options{NoBackup: true, FullCheck: true})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Update(func(t *Tx) error {
+		return repairTx(t, rep)
+	})
+}
+
+func repairTx(t *Tx, rep *SalvageReport) error {
+	btx := t.tx
+	meta, urls, queue := btx.Bucket(bucketMeta), btx.Bucket(bucketURLs), btx.Bucket(bucketQueue)
+
+	// What the old counters said there was, before recounting.
+	oldURLs, oldQueued := -1, -1
+	if n, ok := sumCounts(meta); ok {
+		oldURLs = n
+	}
+	if n, ok := sumU64(btx.Bucket(bucketHostQ)); ok {
+		oldQueued = n
+	}
+
+	// URL records: recount states; note which are queued and each host's count.
+	counts := map[State]int{}
+	queuedURLs := map[string]bool{}
+	perHost := map[string]int{}
+	var due []Due
+	if err := urls.ForEach(func(k, v []byte) error {
+		r, err := t.GetURL(string(k))
+		if err != nil {
+			return err
+		}
+		counts[r.State]++
+		if r.State == Queued {
+			queuedURLs[r.URL] = true
+		}
+		if r.State != Skipped {
+			if u, err := url.Parse(r.URL); err == nil {
+				perHost[u.Host]++
+			}
+		}
+		if r.State == Fetched && !r.NextCheck.IsZero() {
+			due = append(due, Due{At: r.NextCheck, Kind: DuePage, URL: r.URL})
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	// Queue: drop entries without a record, find the highest sequence.
+	var drop [][]byte
+	inQueue := map[string]bool{}
+	hostQ := map[string]int64{}
+	seq := u64(meta.Get(keySeq))
+	if err := queue.ForEach(func(k, v []byte) error {
+		i := bytes.LastIndexByte(k[:max(len(k)-8, 0)], 0)
+		if len(k) < 9 || i != len(k)-9 || !queuedURLs[string(v)] {
+			drop = append(drop, k)
+			return nil
+		}
+		inQueue[string(v)] = true
+		hostQ[string(k[:i])]++
+		seq = max(seq, u64(k[i+1:]))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range drop {
+		if err := queue.Delete(k); err != nil {
+			return err
+		}
+	}
+	if len(drop) > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("dropped %d queue entries whose URL record was lost (the URLs can be found again)", len(drop)))
+	}
+	if err := meta.Put(keySeq, putU64(seq)); err != nil {
+		return err
+	}
+
+	// Queued URLs that lost their queue entry go to the back of their queue.
+	var requeue []string
+	for u := range queuedURLs {
+		if !inQueue[u] {
+			requeue = append(requeue, u)
+		}
+	}
+	sort.Strings(requeue)
+	for _, u := range requeue {
+		p, err := url.Parse(u)
+		if err != nil {
+			continue
+		}
+		if err := t.Enqueue(p.Host, u); err != nil {
+			return err
+		}
+	}
+	if len(requeue) > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("queued again %d queued URLs whose queue entry was lost", len(requeue)))
+	}
+	// Enqueue counted into t.hostQ; start the recount from the kept entries.
+	for h, n := range hostQ {
+		t.hostQ[h] += n
+	}
+	if err := btx.DeleteBucket(bucketHostQ); err != nil {
+		return err
+	}
+	if _, err := btx.CreateBucket(bucketHostQ); err != nil {
+		return err
+	}
+
+	// State counters, recounted.
+	for _, s := range States {
+		if err := meta.Put(countKey(s), putU64(uint64(counts[s]))); err != nil {
+			return err
+		}
+	}
+	copied := 0
+	for _, n := range counts {
+		copied += n
+	}
+	setLost(rep, string(bucketURLs), oldURLs, copied)
+	kept := 0
+	for _, n := range hostQ {
+		kept += int(n)
+	}
+	setLost(rep, string(bucketQueue), oldQueued, kept)
+	rep.Repairs = append(rep.Repairs, "recounted the URL states and the per-host queue counts")
+
+	// Admitted per host is never below the records the host has.
+	hosta := btx.Bucket(bucketHostA)
+	for h, n := range perHost {
+		if int(u64(hosta.Get([]byte(h)))) < n {
+			if err := hosta.Put([]byte(h), putU64(uint64(n))); err != nil {
+				return err
+			}
+		}
+	}
+
+	// Recrawl schedule: fetched pages due again but no longer scheduled.
+	scheduled := map[string]bool{}
+	dueB := btx.Bucket(bucketDue)
+	dueB.ForEach(func(k, _ []byte) error {
+		if len(k) > 9 && k[8] == DuePage {
+			scheduled[string(k[9:])] = true
+		}
+		return nil
+	})
+	added := 0
+	for _, d := range due {
+		if !scheduled[d.URL] {
+			if err := t.ScheduleDue(d); err != nil {
+				return err
+			}
+			added++
+		}
+	}
+	if added > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("scheduled again %d recrawls that were lost", added))
+	}
+	// Resume as after a crash: a full delay before each host's first request.
+	if err := t.SetFlag("running", true); err != nil {
+		return err
+	}
+	return nil
+}
+
+func setLost(rep *SalvageReport, name string, had, copied int) {
+	for i := range rep.Buckets {
+		if rep.Buckets[i].Name == name && had >= 0 {
+			rep.Buckets[i].Lost = max(had-copied, 0)
+		}
+	}
+}
+
+// sumCounts adds the state counters of a meta bucket; ok false when
+// none survived.
+func sumCounts(meta *bolt.Bucket) (int, bool) {
+	n, ok := 0, false
+	for _, s := range States {
+		if v := meta.Get(countKey(s)); v != nil {
+			n += int(u64(v))
+			ok = true
+		}
+	}
+	return n, ok
+}
+
+func sumU64(b *bolt.Bucket) (int, bool) {
+	if b == nil {
+		return 0, false
+	}
+	n, ok := 0, false
+	b.ForEach(func(_, v []byte) error {
+		n += int(u64(v))
+		ok = true
+		return nil
+	})
+	return n, ok
+}
