@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -128,19 +129,27 @@ func copyRecords(pf *pageFile, dst string, rep *SalvageReport) error {
 	}
 	w.bucket = func(path [][]byte) {
 		stat(path)
-		if werr == nil {
-			_, werr = bucketAt(tx, path)
+		if len(path) > 1 {
+			// The state file never nests buckets: a value whose flags
+			// were garbled into a bucket's.
+			w.damage(path[:1], fmt.Errorf("key %q is marked as a nested bucket; not copied", path[1]))
+			return
+		}
+		if _, err := bucketAt(tx, path); err != nil && werr == nil {
+			// A garbled flag made a value of a bucket or the reverse.
+			w.damage(path, fmt.Errorf("bucket not copied: %w", err))
 		}
 	}
 	w.kv = func(path [][]byte, k, v []byte) {
-		if werr != nil {
+		if werr != nil || len(path) > 1 {
 			return
 		}
-		var b *bolt.Bucket
-		if b, werr = bucketAt(tx, path); werr != nil {
-			return
+		b, err := bucketAt(tx, path)
+		if err == nil {
+			err = b.Put(k, v)
 		}
-		if werr = b.Put(k, v); werr != nil {
+		if err != nil {
+			w.damage(path, fmt.Errorf("key %q not copied: %w", k, err))
 			return
 		}
 		stat(path).Copied++
@@ -202,6 +211,28 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 		oldQueued = n
 	}
 
+	// Records that do not decode would stop a crawl's restore: drop them.
+	for name, decode := range map[string]func([]byte) error{
+		string(bucketURLs):     func(v []byte) error { return json.Unmarshal(v, new(URLRecord)) },
+		string(bucketHosts):    func(v []byte) error { return json.Unmarshal(v, new(HostRecord)) },
+		string(bucketRobots):   func(v []byte) error { return json.Unmarshal(v, new(RobotsRecord)) },
+		string(bucketSitemaps): func(v []byte) error { return json.Unmarshal(v, new(SitemapRecord)) },
+	} {
+		n, err := dropUndecodable(btx.Bucket([]byte(name)), decode)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			rep.Repairs = append(rep.Repairs, fmt.Sprintf("dropped %d %s records that do not decode", n, name))
+			for i := range rep.Buckets {
+				if rep.Buckets[i].Name == name {
+					rep.Buckets[i].Copied -= n
+					rep.Buckets[i].Lost = max(rep.Buckets[i].Lost, 0) + n
+				}
+			}
+		}
+	}
+
 	// URL records: recount states; note which are queued and each host's count.
 	counts := map[State]int{}
 	queuedURLs := map[string]bool{}
@@ -209,7 +240,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	var due []Due
 	if err := urls.ForEach(func(k, v []byte) error {
 		r, err := t.GetURL(string(k))
-		if err != nil {
+		if err != nil || r == nil {
 			return err
 		}
 		counts[r.State]++
@@ -344,6 +375,22 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 		return err
 	}
 	return nil
+}
+
+func dropUndecodable(b *bolt.Bucket, decode func([]byte) error) (int, error) {
+	var bad [][]byte
+	b.ForEach(func(k, v []byte) error {
+		if v == nil || decode(v) != nil {
+			bad = append(bad, k)
+		}
+		return nil
+	})
+	for _, k := range bad {
+		if err := b.Delete(k); err != nil {
+			return 0, err
+		}
+	}
+	return len(bad), nil
 }
 
 func setLost(rep *SalvageReport, name string, had, copied int) {
