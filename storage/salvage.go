@@ -248,7 +248,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 			queuedURLs[r.URL] = true
 		}
 		if r.State != Skipped {
-			if u, err := url.Parse(r.URL); err == nil {
+			if u, err := url.Parse(r.URL); err == nil && u.Host != "" {
 				perHost[u.Host]++
 			}
 		}
@@ -300,7 +300,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	sort.Strings(requeue)
 	for _, u := range requeue {
 		p, err := url.Parse(u)
-		if err != nil {
+		if err != nil || p.Host == "" {
 			continue
 		}
 		if err := t.Enqueue(p.Host, u); err != nil {
@@ -393,10 +393,16 @@ func dropUndecodable(b *bolt.Bucket, decode func([]byte) error) (int, error) {
 	return len(bad), nil
 }
 
-func setLost(rep *SalvageReport, name string, had, copied int) {
+// setLost records what a bucket holds after the repairs and, when the
+// old counters said how many there were, how many were lost.
+func setLost(rep *SalvageReport, name string, had, kept int) {
 	for i := range rep.Buckets {
-		if rep.Buckets[i].Name == name && had >= 0 {
-			rep.Buckets[i].Lost = max(had-copied, 0)
+		if rep.Buckets[i].Name != name {
+			continue
+		}
+		rep.Buckets[i].Copied = kept
+		if had >= 0 {
+			rep.Buckets[i].Lost = max(had-kept, 0)
 		}
 	}
 }

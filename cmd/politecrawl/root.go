@@ -36,7 +36,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "politecrawl: %v\n", err)
+	fmt.Fprintf(stderr, "politecrawl: %v%s\n", err, damagedHint(err))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
@@ -55,7 +55,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRobotsCmd(stdout), newRunCmd(stdout, stderr), newStatusCmd(stdout),
-		newExportCmd(stdout), newDemoCmd(stdout, stderr), newSeedCmd(stdout), newVersionCmd(stdout))
+		newExportCmd(stdout), newDemoCmd(stdout, stderr), newSeedCmd(stdout), newVersionCmd(stdout), newStateCmd(stdout))
 	return root
 }
 

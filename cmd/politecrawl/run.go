@@ -25,6 +25,7 @@ type commonFlags struct {
 	logFormat string
 	logLevel  string
 	state     string
+	fullCheck bool // run only: storage.Options.FullCheck
 }
 
 var flagBinds = map[string]string{"log.format": "log-format", "log.level": "log-level", "state": "state",
@@ -95,6 +96,7 @@ apply seeds, scope, delays, workers and log level live.`,
 	addCommonFlags(cmd, &f)
 	cmd.Flags().Int("robots-retries", 3, "retries of an unreachable robots.txt for this run (overrides politeness.robots_retries; 0 ends a batch at once, the next run retries)")
 	cmd.Flags().Duration("robots-retry-delay", 15*time.Second, "first robots.txt retry delay, doubling (overrides politeness.robots_retry_delay)")
+	cmd.Flags().BoolVar(&f.fullCheck, "full-check", false, "run the full state file consistency check on open, whatever its size")
 	return cmd
 }
 
@@ -142,7 +144,7 @@ func (d *daemon) run() error {
 		// On a terminal the progress line replaces per-fetch lines.
 		d.level.Set(slog.LevelWarn)
 	}
-	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second})
+	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck})
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%s: another politecrawl process is running on it", cfg.State)
 	}
