@@ -27,10 +27,24 @@
 //	due     when(8, big-endian ns) kind(1) URL -> nothing; recrawls by due time
 //	meta    "seq" and "count/<state>" counters (8, big-endian)
 //
+// # Damage
+//
+// A damaged file (truncated, garbled, empty, not a bbolt file) is reported,
+// never a crash: every error says so with a *DamagedError, which
+// errors.Is(err, ErrDamaged) matches and which names the last good copy.
+// Open checks the meta pages and the file's length always, walks every page
+// (reading with pread and bounds checks, in format.go) before bbolt opens
+// the file for writing, and runs bbolt's Tx.Check up to
+// Options.CheckLimit. Update and View recover bbolt's panics on damaged
+// pages and, through debug.SetPanicOnFault, faults on its mmap. Close of a
+// writable file copies it to BackupPath after checking the copy. Check
+// reports on a file; Salvage copies what is readable into a new one.
+//
 // # Caveats
 //
 // A URL stays at the head of its host queue until the transaction that
 // records its result removes it, so a crash re-fetches only what was in
 // flight. The package makes no policy decisions and imports nothing else
-// from this module.
+// from this module. A read-only open of a file over the check limit does
+// not walk its pages: damage is found when a read reaches it.
 package storage
