@@ -152,6 +152,7 @@ func openBolt(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 		opts.Timeout = time.Second
 	}
 	var b *bolt.DB
+	var file *os.File
 	err = guard(path, "open", func() error {
 		var err error
 		b, err = bolt.Open(path, 0o600, &bolt.Options{
@@ -160,9 +161,18 @@ func openBolt(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 			NoSync:         opts.NoSync,
 			NoFreelistSync: true,
 			FreelistType:   bolt.FreelistMapType,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				f, err := os.OpenFile(name, flag, perm)
+				file = f
+				return f, err
+			},
 		})
 		return err
 	})
+	if b == nil && file != nil && err != nil {
+		// bbolt panicked half-way through: release its file and lock.
+		file.Close()
+	}
 	var de *DamagedError
 	switch {
 	case err == nil:
@@ -173,11 +183,11 @@ func openBolt(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 		return nil, de
 	case isBoltFormatError(err):
 		// bbolt's own words say little ("invalid database"); ours say why.
-		if pf, perr := openPageFile(path); perr != nil {
+		pf, perr := openPageFile(path)
+		if perr != nil {
 			return nil, damaged(path, "%v", perr)
-		} else {
-			pf.Close()
 		}
+		pf.Close()
 		return nil, damaged(path, "%v", err)
 	}
 	return nil, fmt.Errorf("open state %q: %w", path, err)

@@ -302,17 +302,18 @@ func (w *walker) branch(id uint64, b []byte, lo, hi []byte, depth int) {
 			return
 		}
 		k := b[uint64(at)+pos : end]
-		if i > 0 && bytes.Compare(kids[i-1].key, k) >= 0 {
-			w.damage(w.path, fmt.Errorf("page %d: branch keys out of order at element %d", id, i))
+		// The bounds bbolt's own check enforces: its page walk for the
+		// freelist crashes the process on any error it finds (its goroutine
+		// outlives the transaction), so this walk must find them first.
+		if (i > 0 && bytes.Compare(kids[i-1].key, k) >= 0) || (i == 0 && lo != nil && bytes.Compare(k, lo) < 0) ||
+			(hi != nil && bytes.Compare(k, hi) >= 0) {
+			w.damage(w.path, fmt.Errorf("page %d: branch key %d out of order", id, i))
 			return
 		}
 		kids = append(kids, child{le.Uint64(b[at+8:]), k})
 	}
 	for i, c := range kids {
 		clo, chi := c.key, hi
-		if i == 0 {
-			clo = lo
-		}
 		if i+1 < len(kids) {
 			chi = kids[i+1].key
 		}
@@ -344,6 +345,10 @@ func (w *walker) leaf(name string, b []byte, lo, hi []byte, depth int) {
 			return
 		}
 		w.lastKey = k
+		if len(w.path) == 0 && flags&leafBucket == 0 {
+			w.damage(w.path, fmt.Errorf("%s: key %q in the root is not a bucket", name, k))
+			continue
+		}
 		if flags&leafBucket != 0 {
 			w.child(k, v, depth)
 			continue
