@@ -43,32 +43,52 @@ func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 // garbleMiddle overwrites the element headers of every branch and leaf
 // page in the middle third of a state file: some of them are in use.
-func garbleMiddle(t *testing.T, path string) { garblePages(t, path, nil, -1) }
+func garbleMiddle(t *testing.T, path string) {
+	t.Helper()
+	pages := treePages(t, path, nil)
+	n := 0
+	for _, id := range pages {
+		if id >= pages[len(pages)-1]/3 && id < 2*pages[len(pages)-1]/3 {
+			garblePage(t, path, id)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no branch or leaf page in the middle of %s", path)
+	}
+}
 
-// garblePages garbles up to limit (-1: all) pages of the middle third that
-// are branch or leaf pages and contain marker (nil: any).
-func garblePages(t *testing.T, path string, marker []byte, limit int) {
+// treePages lists the branch and leaf pages (in use or freed) of a state
+// file that contain marker (nil: any).
+func treePages(t *testing.T, path string, marker []byte) []int {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const ps = 4096
-	n := len(b) / ps
-	hit := 0
-	for id := max(n/3, 3); id < 2*n/3 && hit != limit; id++ {
+	var out []int
+	for id := 3; id < len(b)/ps; id++ {
 		p := b[id*ps : (id+1)*ps]
 		if flags := p[8]; (flags == 0x01 || flags == 0x02) && (marker == nil || bytes.Contains(p, marker)) {
-			for i := 16; i < 80; i++ {
-				p[i] = 0xab
-			}
-			hit++
+			out = append(out, id)
 		}
 	}
-	if hit == 0 {
-		t.Fatalf("no branch or leaf page in the middle of %d pages", n)
+	if len(out) == 0 {
+		t.Fatalf("no branch or leaf page in %s", path)
 	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
+	return out
+}
+
+// garblePage overwrites the first element headers of page id.
+func garblePage(t *testing.T, path string, id int) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xab}, 64), int64(id)*4096+16); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -146,14 +166,16 @@ func TestSalvageAndResume(t *testing.T) {
 	cmd.Wait()
 	// A page of URL records: in use or not (bbolt keeps freed copies);
 	// garble them one by one until the check notices.
-	for i := 0; ; i++ {
-		garblePages(t, state, []byte(`{"url":"http`), 1)
+	found := false
+	for _, id := range treePages(t, state, []byte(`{"url":"http`)) {
+		garblePage(t, state, id)
 		if _, _, code := cli(t, "state", "check", "-c", cfg); code == 1 {
+			found = true
 			break
 		}
-		if i == 50 {
-			t.Fatal("no page of URL records in use found")
-		}
+	}
+	if !found {
+		t.Fatal("no page of URL records in use found")
 	}
 	if _, stderr, code := cli(t, "status", "-c", cfg); code != 1 || !strings.Contains(stderr, "the last good copy is none") {
 		t.Fatalf("status: exit %d: %s", code, stderr)
