@@ -79,8 +79,8 @@ func TestRandomPageDamage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var healthy []byte
 	var inUse []uint64
-	for round := range 60 {
-		if round%20 == 0 {
+	for round := range 40 {
+		if round%10 == 0 {
 			path := mustStateFile(t, 300+rng.IntN(300))
 			healthy, _ = os.ReadFile(path)
 			pf, err := openPageFile(path)

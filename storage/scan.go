@@ -27,7 +27,7 @@ func (t *Tx) ForEachURLAfter(after string, limit int, fn func(r *URLRecord) erro
 		}
 		var r URLRecord
 		if err := json.Unmarshal(v, &r); err != nil {
-			return last, false, fmt.Errorf("decode record %q: %w", k, err)
+			return last, false, badValue{fmt.Errorf("decode record %q: %w", k, err)}
 		}
 		if err := fn(&r); err != nil {
 			return last, false, err
@@ -47,7 +47,7 @@ func (t *Tx) ForEachURLWithPrefix(prefix string, fn func(r *URLRecord) error) er
 	for k, v := c.Seek(p); k != nil && len(k) >= len(p) && string(k[:len(p)]) == prefix; k, v = c.Next() {
 		var r URLRecord
 		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode record %q: %w", k, err)
+			return badValue{fmt.Errorf("decode record %q: %w", k, err)}
 		}
 		if err := fn(&r); err != nil {
 			return err
