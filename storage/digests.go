@@ -45,7 +45,7 @@ func (t *Tx) ForEachDigest(fn func(digest string, r DigestRecord) error) error {
 	return b.ForEach(func(k, v []byte) error {
 		var r DigestRecord
 		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode digest %q: %w", k, err)
+			return badValue{fmt.Errorf("decode digest %q: %w", k, err)}
 		}
 		return fn(string(k), r)
 	})

@@ -217,8 +217,13 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 		string(bucketHosts):    func(v []byte) error { return json.Unmarshal(v, new(HostRecord)) },
 		string(bucketRobots):   func(v []byte) error { return json.Unmarshal(v, new(RobotsRecord)) },
 		string(bucketSitemaps): func(v []byte) error { return json.Unmarshal(v, new(SitemapRecord)) },
+		string(bucketDigests):  func(v []byte) error { return json.Unmarshal(v, new(DigestRecord)) },
 	} {
-		n, err := dropUndecodable(btx.Bucket([]byte(name)), decode)
+		b := btx.Bucket([]byte(name))
+		if b == nil {
+			continue // digests: created on first use
+		}
+		n, err := dropUndecodable(b, decode)
 		if err != nil {
 			return err
 		}
