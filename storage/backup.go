@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -57,4 +58,23 @@ func (d *DB) Backup() error {
 		return fmt.Errorf("backup state %q: %w", d.path, err)
 	}
 	return syncDir(dir)
+}
+
+// backupLoop makes a backup every interval until Close. A failed copy is
+// not fatal (Close makes one more and reports its error); a copy that shows
+// the file damaged stops writes, like any damage found.
+func (d *DB) backupLoop(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+			if d.damage.Load() != nil {
+				return
+			}
+			d.Backup()
+		}
+	}
 }

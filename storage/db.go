@@ -52,6 +52,10 @@ type Options struct {
 	// NoBackup skips the copy to BackupPath that Close of a writable
 	// file otherwise makes.
 	NoBackup bool
+	// BackupEvery, when positive, also makes that copy this often while a
+	// writable file is open (for crawls that run for weeks without a clean
+	// stop). Each copy holds a read transaction for as long as it takes.
+	BackupEvery time.Duration
 }
 
 func (o Options) fullCheck(size int64) bool {
@@ -76,6 +80,8 @@ type DB struct {
 	damage   atomic.Pointer[DamagedError]
 	closed   sync.Once
 	closeErr error
+	stop     chan struct{} // closed by Close: ends the periodic backups
+	backups  sync.WaitGroup
 }
 
 // Open opens (creating if needed) the state file for writing. A new file
@@ -122,6 +128,10 @@ func open(path string, opts Options, readOnly bool) (*DB, error) {
 	if err := d.initBuckets(); err != nil {
 		d.bolt.Close()
 		return nil, err
+	}
+	d.stop = make(chan struct{})
+	if opts.BackupEvery > 0 && !opts.NoBackup {
+		d.backups.Go(func() { d.backupLoop(opts.BackupEvery) })
 	}
 	return d, nil
 }
@@ -222,6 +232,10 @@ func (d *DB) Path() string { return d.path }
 // Options.NoBackup): see Backup. Close is idempotent.
 func (d *DB) Close() error {
 	d.closed.Do(func() {
+		if d.stop != nil {
+			close(d.stop)
+			d.backups.Wait()
+		}
 		var errs []error
 		if !d.readOnly && !d.opts.NoBackup && d.damage.Load() == nil {
 			errs = append(errs, d.Backup())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // leafOf returns a leaf page of the urls bucket (its values are URL
@@ -169,5 +170,24 @@ func TestSalvageNothingReadable(t *testing.T) {
 	_, err := Salvage(src, filepath.Join(t.TempDir(), "new.db"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "nothing can be salvaged") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+func TestPeriodicBackup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	d, err := Open(path, Options{NoSync: true, BackupEvery: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.Update(func(tx *Tx) error { return tx.PutURL(&URLRecord{URL: "http://a.test/", State: Queued}, "") })
+	for i := 0; ; i++ {
+		if n, err := readAll(BackupPath(path), true); err == nil && n == 1 {
+			break
+		}
+		if i == 200 {
+			t.Fatal("no backup with the record after 2s")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -144,7 +144,7 @@ func (d *daemon) run() error {
 		// On a terminal the progress line replaces per-fetch lines.
 		d.level.Set(slog.LevelWarn)
 	}
-	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck})
+	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%s: another politecrawl process is running on it", cfg.State)
 	}
