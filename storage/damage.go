@@ -25,11 +25,17 @@ type DamagedError struct {
 	// modification time; Backup is "" when there is none.
 	Backup   string
 	BackupAt time.Time
+	// BackupDamaged says what is wrong with BackupPath(Path) when it
+	// exists but fails the cheap checks itself.
+	BackupDamaged string
 }
 
 func (e *DamagedError) Error() string {
 	good := "none (no " + BackupPath(e.Path) + ")"
-	if e.Backup != "" {
+	switch {
+	case e.BackupDamaged != "":
+		good = fmt.Sprintf("none (%s is damaged too: %s)", BackupPath(e.Path), e.BackupDamaged)
+	case e.Backup != "":
 		good = fmt.Sprintf("%s (saved %s)", e.Backup, e.BackupAt.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("state file %s is damaged: %s; the last good copy is %s", e.Path, e.What, good)
@@ -45,9 +51,19 @@ func BackupPath(path string) string { return path + ".bak" }
 // damaged builds the DamagedError for path, looking up its backup.
 func damaged(path, format string, args ...any) *DamagedError {
 	e := &DamagedError{Path: path, What: fmt.Sprintf(format, args...)}
-	if fi, err := os.Stat(BackupPath(path)); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		e.Backup, e.BackupAt = BackupPath(path), fi.ModTime()
+	fi, err := os.Stat(BackupPath(path))
+	if err != nil || !fi.Mode().IsRegular() {
+		return e
 	}
+	// The cheap checks only: a copy someone made of the damaged file is
+	// no good copy.
+	pf, err := openPageFile(BackupPath(path))
+	if err != nil {
+		e.BackupDamaged = err.Error()
+		return e
+	}
+	pf.Close()
+	e.Backup, e.BackupAt = BackupPath(path), fi.ModTime()
 	return e
 }
 

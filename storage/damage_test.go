@@ -231,3 +231,28 @@ func TestDamagedFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestDamagedErrorNamesTheBackup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	d, err := Open(path, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Update(func(tx *Tx) error { return tx.PutURL(&URLRecord{URL: "http://a.test/", State: Queued}, "") })
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := readAll(BackupPath(path), true); err != nil || n != 1 {
+		t.Fatalf("backup after Close: %d records, %v", n, err)
+	}
+	os.Truncate(path, 5000)
+	_, err = readAll(path, true)
+	if err == nil || !strings.Contains(err.Error(), "the last good copy is "+BackupPath(path)+" (saved ") {
+		t.Errorf("with a good backup: %v", err)
+	}
+	os.Truncate(BackupPath(path), 5000)
+	_, err = readAll(path, true)
+	if err == nil || !strings.Contains(err.Error(), "the last good copy is none ("+BackupPath(path)+" is damaged too: truncated") {
+		t.Errorf("with a damaged backup: %v", err)
+	}
+}

@@ -173,8 +173,12 @@ func statePath(cmd *cobra.Command, f *commonFlags) (string, error) {
 // damagedHint follows the one-line error of a damaged state file with
 // what to do about it.
 func damagedHint(err error) string {
-	if !errors.Is(err, storage.ErrDamaged) {
+	var de *storage.DamagedError
+	if !errors.As(err, &de) {
 		return ""
 	}
-	return " (restore the last good copy, or see `politecrawl state check` and `politecrawl state salvage -o NEW`)"
+	if de.Backup != "" {
+		return fmt.Sprintf(": stop politecrawl and restore it (cp %s %s), or see `politecrawl state salvage -o NEW`", de.Backup, de.Path)
+	}
+	return ": see `politecrawl state check` and `politecrawl state salvage -o NEW`"
 }
