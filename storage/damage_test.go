@@ -256,3 +256,35 @@ func TestDamagedErrorNamesTheBackup(t *testing.T) {
 		t.Errorf("with a damaged backup: %v", err)
 	}
 }
+
+// A file truncated while open (or one too big for the open checks) makes
+// bbolt read its mmap past the end of the file: a SIGBUS, which the guard
+// turns into ErrDamaged instead of a crash.
+func TestTruncatedWhileOpenIsAnError(t *testing.T) {
+	path := mustStateFile(t, 300)
+	d, err := OpenReadOnly(path, Options{CheckLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	os.Truncate(path, 3*4096)
+	err = d.View(func(tx *Tx) error {
+		return tx.ForEachURL(func(*URLRecord) error { return nil })
+	})
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "memory fault") {
+		t.Fatalf("error %v, want ErrDamaged for a memory fault", err)
+	}
+}
+
+// A panic that does not come from the file is a bug: it is not disguised
+// as damage.
+func TestGuardLetsBugsPanic(t *testing.T) {
+	d := mustOpen(t)
+	defer func() {
+		if r := recover(); r != "a bug" {
+			t.Errorf("recovered %v, want the callback's own panic", r)
+		}
+	}()
+	d.View(func(*Tx) error { panic("a bug") })
+	t.Error("View returned")
+}
