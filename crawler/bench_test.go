@@ -45,7 +45,7 @@ func benchCrawl(b *testing.B, hosts, pages int, seedAll bool) {
 	}
 	var total time.Duration
 	for b.Loop() {
-		db, err := storage.Open(filepath.Join(b.TempDir(), "bench.db"), storage.Options{})
+		db, err := storage.Open(filepath.Join(b.TempDir(), "bench.db"), storage.Options{NoBackup: true})
 		if err != nil {
 			b.Fatal(err)
 		}

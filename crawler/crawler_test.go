@@ -35,7 +35,7 @@ func testConfig(seeds ...string) Config {
 
 func openDB(t *testing.T, path string) *storage.DB {
 	t.Helper()
-	db, err := storage.Open(path, storage.Options{NoSync: true})
+	db, err := storage.Open(path, storage.Options{NoSync: true, NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}

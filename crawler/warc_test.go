@@ -302,7 +302,7 @@ func BenchmarkCrawlWARC(b *testing.B) {
 	}
 	var total time.Duration
 	for b.Loop() {
-		db, err := storage.Open(filepath.Join(b.TempDir(), "bench.db"), storage.Options{})
+		db, err := storage.Open(filepath.Join(b.TempDir(), "bench.db"), storage.Options{NoBackup: true})
 		if err != nil {
 			b.Fatal(err)
 		}

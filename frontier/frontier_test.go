@@ -117,7 +117,7 @@ func TestSchedulerNeverTwoInFlight(t *testing.T) {
 
 func mustDB(t testing.TB) *storage.DB {
 	t.Helper()
-	d, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true})
+	d, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true, NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,3 +78,11 @@ func (d *DB) backupLoop(every time.Duration) {
 		}
 	}
 }
+
+// BackupAtCloseLimit is the largest file Close backs up.
+const BackupAtCloseLimit = 256 << 20
+
+func (d *DB) smallEnoughToBackUpAtClose() bool {
+	fi, err := os.Stat(d.path)
+	return err == nil && fi.Size() <= BackupAtCloseLimit
+}

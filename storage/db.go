@@ -228,8 +228,10 @@ func syncDir(dir string) error {
 func (d *DB) Path() string { return d.path }
 
 // Close closes the file and releases its lock. Closing a writable file
-// that showed no damage first copies it to BackupPath (unless
-// Options.NoBackup): see Backup. Close is idempotent.
+// that showed no damage and is at most BackupAtCloseLimit bytes first
+// copies it to BackupPath (unless Options.NoBackup): see Backup. Larger
+// files rely on Options.BackupEvery, so that a stop stays quick (a copy
+// costs about 5 s per GB). Close is idempotent.
 func (d *DB) Close() error {
 	d.closed.Do(func() {
 		if d.stop != nil {
@@ -237,7 +239,7 @@ func (d *DB) Close() error {
 			d.backups.Wait()
 		}
 		var errs []error
-		if !d.readOnly && !d.opts.NoBackup && d.damage.Load() == nil {
+		if !d.readOnly && !d.opts.NoBackup && d.damage.Load() == nil && d.smallEnoughToBackUpAtClose() {
 			errs = append(errs, d.Backup())
 		}
 		if err := d.bolt.Close(); err != nil {

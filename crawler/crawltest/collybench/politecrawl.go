@@ -22,7 +22,7 @@ func crawlPolitecrawl(o options, w *web) (time.Duration, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	db, err := storage.Open(filepath.Join(dir, "bench.db"), storage.Options{})
+	db, err := storage.Open(filepath.Join(dir, "bench.db"), storage.Options{NoBackup: true})
 	if err != nil {
 		return 0, err
 	}
