@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -26,6 +28,11 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 		if send {
 			c.inflight++
 			c.flying[t.host] = now
+			if t.kind == taskPage {
+				h := c.hosts[t.host]
+				h.taken++
+				h.cursor = t.seq
+			}
 			tasks <- t
 		}
 	}
@@ -44,11 +51,21 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		h.hops = h.hops[1:]
 		return t, true, nil
 	}
-	t, ok := c.next(h, host)
+	t, ok, err := c.next(h, host)
+	if err != nil {
+		return task{}, false, err
+	}
 	if !ok {
-		h.queued = 0
 		c.sched.Cancel(host, now)
-		c.sched.SetWork(host, h.hasWork(), now)
+		if c.committing != nil && h.queued > h.taken {
+			// Its next URLs are in the batch being committed.
+			h.waitGen = c.committing.gen
+			c.awaiting = append(c.awaiting, host)
+		} else if h.queued > h.taken {
+			c.log.Debug("host's queue count was off; corrected", "host", host, "counted", h.queued-h.taken)
+			h.queued = h.taken
+		}
+		c.setWork(host, h)
 		return task{}, false, nil
 	}
 	origin := originOf(t.url)
@@ -102,8 +119,9 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 				return err
 			}
 			n++
+			h.cursor = seq
 			var ok bool
-			url, seq, ok = tx.Head(t.host)
+			url, seq, ok = headAfter(tx, t.host, h.cursor)
 			if !ok || n >= settleRunMax || originOf(url) != origin {
 				return nil
 			}
@@ -116,23 +134,26 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 		return err
 	}
 	c.sched.Cancel(t.host, now)
-	c.sched.SetWork(t.host, h.hasWork(), now)
+	c.setWork(t.host, h)
 	c.log.Info("not fetched: disallowed by robots.txt", "host", t.host, "urls", n)
 	return nil
 }
 
-// next is the host's next sitemap file, else the head of its queue.
-func (c *Crawler) next(h *hostState, host string) (task, bool) {
+// next is the host's next sitemap file, else the first URL of its queue
+// after those taken already. It reads the last committed state: URLs
+// taken since are still there (hence the cursor), and URLs queued in the
+// batch being committed are not yet (ok is false while only such remain).
+func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 	if len(h.sitemaps) > 0 {
-		return task{kind: taskSitemap, host: host, url: h.sitemaps[0]}, true
+		return task{kind: taskSitemap, host: host, url: h.sitemaps[0]}, true, nil
 	}
-	if h.queued <= 0 {
-		return task{}, false
+	if h.queued <= h.taken {
+		return task{}, false, nil
 	}
 	var t task
 	var ok bool
-	c.db.View(func(tx *storage.Tx) error {
-		t.url, t.seq, ok = tx.Head(host)
+	err := c.db.View(func(tx *storage.Tx) error {
+		t.url, t.seq, ok = headAfter(tx, host, h.cursor)
 		if ok && c.cfg.Recrawl > 0 {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
@@ -142,8 +163,28 @@ func (c *Crawler) next(h *hostState, host string) (task, bool) {
 		}
 		return nil
 	})
+	if err != nil {
+		return task{}, false, fmt.Errorf("read %s's queue: %w", host, err)
+	}
 	t.kind, t.host = taskPage, host
-	return t, ok
+	return t, ok, nil
+}
+
+// errFound ends a queue walk.
+var errFound = errors.New("found")
+
+// headAfter returns the first URL of host's queue whose position is after
+// cursor. Positions only grow (a URL queued again goes to the tail), so
+// everything at or before cursor was taken or settled already.
+func headAfter(tx *storage.Tx, host string, cursor uint64) (url string, seq uint64, ok bool) {
+	tx.ForEachQueued(host, func(s uint64, u string) error {
+		if s <= cursor {
+			return nil
+		}
+		url, seq, ok = u, s, true
+		return errFound
+	})
+	return url, seq, ok
 }
 
 // settle records the next URL without fetching it and returns the unused
@@ -158,8 +199,11 @@ func (c *Crawler) settle(h *hostState, t task, state storage.State, reason strin
 	if err != nil {
 		return err
 	}
+	if t.kind == taskPage {
+		h.cursor = t.seq
+	}
 	c.sched.Cancel(t.host, now)
-	c.sched.SetWork(t.host, h.hasWork(), now)
+	c.setWork(t.host, h)
 	c.log.Info("not fetched", "url", t.url, "state", string(state), "reason", reason)
 	return nil
 }

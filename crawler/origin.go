@@ -96,7 +96,7 @@ func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
 			hop.host, hop.url, hop.robots = urlnorm.Authority(n), n, r.robots
 			h := c.host(hop.host)
 			h.hops = append(h.hops, hop)
-			c.sched.SetWork(hop.host, true, now)
+			c.setWork(hop.host, h)
 			return nil
 		}
 		r.robots.Outcome, r.robots.Robots = robotscache.Unavailable, robotscache.AllowAll()
@@ -115,7 +115,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	}
 	o.fetching = false
 	c.cfg.Metrics.robots(rr.Outcome.String())
-	defer func() { c.sched.SetWork(host, c.host(host).hasWork(), now) }()
+	defer func() { c.setWork(host, c.host(host)) }()
 	o.fetchedAt, o.reason = r.started, rr.Reason()
 	rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status}
 	if rr.Err != nil {
@@ -214,6 +214,11 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		}
 		h.queued--
 	}
-	c.sched.SetWork(host, h.hasWork(), c.cfg.Now())
+	if len(doomed) > 0 && c.commits != nil {
+		// Until this batch commits, the committed queue still holds them.
+		h.waitGen = c.gen + 1
+		c.awaiting = append(c.awaiting, host)
+	}
+	c.setWork(host, h)
 	return nil
 }

@@ -20,26 +20,34 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	if err := c.rememberArchived(tx, r); err != nil {
 		return err
 	}
+	if r.archived != nil {
+		c.batchArchive = true
+	}
 	now := c.cfg.Now()
 	host := r.task.host
 	h := c.host(host)
-	if !r.freed {
-		c.inflight--
-		delete(c.flying, host)
-	}
 	if !r.sent.IsZero() {
-		c.sched.Started(host, r.sent)
+		if !r.released {
+			c.sched.Started(host, r.sent)
+		}
 		r.started = r.sent
 	}
 	if r.ip != "" {
 		h.rec.IP = r.ip
 	}
+	if r.task.kind == taskPage {
+		h.taken--
+	}
 	defer func() {
-		c.sched.Done(host, now)
-		if r.ip != "" {
-			c.sched.SetGroup(host, r.ip, now)
+		if !r.released {
+			// The host's slot is open only now (a backoff, if any, is in
+			// place).
+			c.sched.Done(host, now)
+			if r.ip != "" {
+				c.sched.SetGroup(host, r.ip, now)
+			}
 		}
-		c.sched.SetWork(host, h.hasWork(), now)
+		c.setWork(host, h)
 	}()
 	if r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
 		if r.robots != nil {

@@ -57,7 +57,8 @@ type result struct {
 	next     string     // robots: a redirect still to follow
 	sent     time.Time  // when the request was written to the connection; zero if never
 	links    *pageLinks // a page's outlinks, normalised on the worker
-	freed    bool       // the worker slot was released before recording (link-heavy page)
+	freed    bool       // a link-heavy page whose links are admitted in chunks (see startPending)
+	released bool       // its host's slot was freed when it came back (see release)
 	ip       string     // the IP the request's connection went to, if known
 	// archived is what the WARC writer did with the exchange, archiveErr
 	// why it could not (Config.Archive only).
