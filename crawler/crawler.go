@@ -68,10 +68,15 @@ func (c *Crawler) growWorkers() {
 
 // hostState is the coordinator's view of one authority.
 type hostState struct {
-	queued   int      // URLs in its queue, as recorded (committed or not)
-	taken    int      // of those, URLs handed to workers and not recorded yet
-	cursor   uint64   // queue position of the last URL taken or settled: the next one comes after it
-	waitGen  uint64   // its next URLs become visible once this batch commits
+	queued  int    // URLs in its queue, as recorded (committed or not)
+	taken   int    // of those, URLs handed to workers and not recorded yet
+	cursor  uint64 // queue position of the last URL taken or settled: the next one comes after it
+	waitGen uint64 // its next URLs become visible once this batch commits
+	// ahead is the start of its queue after cursor, as recorded: read
+	// from the state file, or kept as URLs are queued. While it holds
+	// all of them (queued-taken), URLs queued are appended, so they can
+	// be fetched before their batch commits.
+	ahead    []queueEntry
 	hops     []task   // robots.txt redirect hops waiting for this host's slot
 	sitemaps []string // sitemap files on this host still to read, in order
 	nSitemap int      // sitemap files ever accepted for this host (the cap)
@@ -86,20 +91,41 @@ func (h *hostState) hasWork() bool {
 // when its only queued URLs are in a batch still being committed (they
 // cannot be read yet).
 func (c *Crawler) setWork(name string, h *hostState) {
-	has := len(h.hops) > 0 || len(h.sitemaps) > 0 || h.queued > h.taken && h.waitGen <= c.doneGen
+	has := len(h.hops) > 0 || len(h.sitemaps) > 0 || h.queued > h.taken && (len(h.ahead) > 0 || h.waitGen <= c.doneGen)
 	c.sched.SetWork(name, has, c.cfg.Now())
 }
 
-// queuedMore counts a URL just queued for host in the batch being built.
-func (c *Crawler) queuedMore(name string, h *hostState) {
-	if c.commits != nil && h.queued <= h.taken && h.waitGen <= c.doneGen {
-		// Nothing else to fetch there: the host waits for this batch to
-		// commit (it is handed over as the next one).
-		h.waitGen = c.gen + 1
-		c.awaiting = append(c.awaiting, name)
-	}
+// queueEntry is one URL of a host's queue and its position.
+type queueEntry struct {
+	url string
+	seq uint64
+}
+
+// queuedMore counts a URL just queued for host, at position seq, in the
+// batch being built.
+func (c *Crawler) queuedMore(name string, h *hostState, url string, seq uint64) {
+	h.enqueued(url, seq)
 	h.queued++
 	c.setWork(name, h)
+}
+
+// enqueued keeps ahead whole when a URL joins the queue (call it before
+// counting the URL in queued).
+func (h *hostState) enqueued(url string, seq uint64) {
+	if seq != 0 && len(h.ahead) == h.queued-h.taken {
+		h.ahead = append(h.ahead, queueEntry{url, seq})
+	}
+}
+
+// advance moves the host's cursor to seq: every queue entry up to it is
+// taken or settled.
+func (h *hostState) advance(seq uint64) {
+	h.cursor = seq
+	i := 0
+	for i < len(h.ahead) && h.ahead[i].seq <= seq {
+		i++
+	}
+	h.ahead = h.ahead[i:]
 }
 
 // New prepares a crawl on db: it restores hosts, queues and robots.txt
@@ -259,7 +285,7 @@ func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
 		return err
 	}
 	name := urlnorm.Authority(cand.URL)
-	c.queuedMore(name, c.host(name))
+	c.queuedMore(name, c.host(name), cand.URL, tx.LastSeq())
 	return nil
 }
 

@@ -31,7 +31,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 			if t.kind == taskPage {
 				h := c.hosts[t.host]
 				h.taken++
-				h.cursor = t.seq
+				h.advance(t.seq)
 			}
 			tasks <- t
 		}
@@ -119,7 +119,7 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 				return err
 			}
 			n++
-			h.cursor = seq
+			h.advance(seq)
 			var ok bool
 			url, seq, ok = headAfter(tx, t.host, h.cursor)
 			if !ok || n >= settleRunMax || originOf(url) != origin {
@@ -150,10 +150,22 @@ func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 	if h.queued <= h.taken {
 		return task{}, false, nil
 	}
-	var t task
+	t := task{kind: taskPage, host: host}
+	if len(h.ahead) > 0 && c.cfg.Recrawl <= 0 {
+		t.url, t.seq = h.ahead[0].url, h.ahead[0].seq
+		return t, true, nil
+	}
+	if len(h.ahead) == 0 && h.waitGen > c.doneGen {
+		return task{}, false, nil
+	}
 	var ok bool
 	err := c.db.View(func(tx *storage.Tx) error {
-		t.url, t.seq, ok = headAfter(tx, host, h.cursor)
+		if len(h.ahead) == 0 {
+			h.ahead = readAhead(tx, host, h.cursor, h.ahead)
+		}
+		if len(h.ahead) > 0 {
+			t.url, t.seq, ok = h.ahead[0].url, h.ahead[0].seq, true
+		}
 		if ok && c.cfg.Recrawl > 0 {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
@@ -166,8 +178,27 @@ func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 	if err != nil {
 		return task{}, false, fmt.Errorf("read %s's queue: %w", host, err)
 	}
-	t.kind, t.host = taskPage, host
 	return t, ok, nil
+}
+
+// readAheadMax is how many queue entries of a host next reads at once.
+const readAheadMax = 16
+
+// readAhead appends to dst the first entries of host's queue after cursor
+// (at most readAheadMax).
+func readAhead(tx *storage.Tx, host string, cursor uint64, dst []queueEntry) []queueEntry {
+	n := 0
+	tx.ForEachQueued(host, func(s uint64, u string) error {
+		if s <= cursor {
+			return nil
+		}
+		dst = append(dst, queueEntry{u, s})
+		if n++; n >= readAheadMax {
+			return errFound
+		}
+		return nil
+	})
+	return dst
 }
 
 // errFound ends a queue walk.
@@ -200,7 +231,7 @@ func (c *Crawler) settle(h *hostState, t task, state storage.State, reason strin
 		return err
 	}
 	if t.kind == taskPage {
-		h.cursor = t.seq
+		h.advance(t.seq)
 	}
 	c.sched.Cancel(t.host, now)
 	c.setWork(t.host, h)

@@ -214,10 +214,13 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		}
 		h.queued--
 	}
-	if len(doomed) > 0 && c.commits != nil {
+	if len(doomed) > 0 {
 		// Until this batch commits, the committed queue still holds them.
-		h.waitGen = c.gen + 1
-		c.awaiting = append(c.awaiting, host)
+		h.ahead = nil
+		if c.commits != nil {
+			h.waitGen = c.gen + 1
+			c.awaiting = append(c.awaiting, host)
+		}
 	}
 	c.setWork(host, h)
 	return nil

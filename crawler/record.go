@@ -35,10 +35,12 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	if r.ip != "" {
 		h.rec.IP = r.ip
 	}
-	if r.task.kind == taskPage {
-		h.taken--
-	}
 	defer func() {
+		if r.task.kind == taskPage {
+			// Only now: until its record is written, its queue entry
+			// counts in queued (see hostState.enqueued).
+			h.taken--
+		}
 		if !r.released {
 			// The host's slot is open only now (a backoff, if any, is in
 			// place).
@@ -181,7 +183,11 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t 
 	if err := tx.Dequeue(t.host, t.seq); err != nil {
 		return err
 	}
-	return tx.Enqueue(t.host, rec.URL)
+	if err := tx.Enqueue(t.host, rec.URL); err != nil {
+		return err
+	}
+	h.enqueued(rec.URL, tx.LastSeq())
+	return nil
 }
 
 // backOff holds a host after a 5xx, 429, timeout or network error:

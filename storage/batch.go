@@ -87,3 +87,13 @@ func (b *Batch) Rollback() {
 		return nil
 	})
 }
+
+// LastSeq returns the queue position the last Enqueue in this transaction
+// gave its URL, 0 if there was none: a caller that keeps a host's next
+// queue entries in memory learns where a URL it just queued stands.
+func (t *Tx) LastSeq() uint64 {
+	if !t.seqRead {
+		return 0
+	}
+	return t.seq
+}
