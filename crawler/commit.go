@@ -75,8 +75,10 @@ func (c *Crawler) startCommitter() {
 }
 
 // stopCommitter waits for the batch being committed, if any, and ends the
-// committer; later writes commit inline.
+// committer; later writes commit inline. A batch still open (after an
+// error) is rolled back.
 func (c *Crawler) stopCommitter() error {
+	c.dropBatch()
 	if c.commits == nil {
 		return nil
 	}
@@ -102,6 +104,29 @@ func (c *Crawler) committedCh() <-chan *commitJob {
 // fatal (a storage failure) and stop the crawl. Events fn reports are
 // delivered once the batch committed.
 func (c *Crawler) update(fn func(tx *storage.Tx) error) error {
+	if err := c.openBatch(); err != nil {
+		return err
+	}
+	var err error
+	if len(c.received) > 0 {
+		err = c.open.Do(func(tx *storage.Tx) error { return c.recordReceived(tx, len(c.received)) })
+	}
+	if err == nil && fn != nil {
+		err = c.open.Do(fn)
+	}
+	if err != nil {
+		c.dropBatch()
+		return err
+	}
+	return c.handOver()
+}
+
+// openBatch makes sure a batch is open for writes, waiting for the commit
+// under way if there is none yet.
+func (c *Crawler) openBatch() error {
+	if c.open != nil {
+		return nil
+	}
 	if err := c.waitCommit(); err != nil {
 		return err
 	}
@@ -109,19 +134,45 @@ func (c *Crawler) update(fn func(tx *storage.Tx) error) error {
 	if err != nil {
 		return err
 	}
+	c.open, c.openResults = b, 0
 	c.events, c.batchArchive = nil, false
-	if len(c.received) > 0 {
-		err = b.Do(c.recordReceived)
+	return nil
+}
+
+// dropBatch rolls back the open batch, if any (a fatal error).
+func (c *Crawler) dropBatch() {
+	if c.open != nil {
+		c.open.Rollback()
+		c.open, c.events = nil, nil
 	}
-	if err == nil && fn != nil {
-		err = b.Do(fn)
-	}
-	if err != nil {
-		b.Rollback()
-		c.events = nil
+}
+
+// recordChunk and batchMax shape the batches results are recorded in:
+// the coordinator records recordChunk results at a time into the open
+// batch, and between chunks takes in results and dispatches, so a long
+// batch does not hold up hosts whose slots are free; the batch is handed
+// over once nothing is left to record, or at batchMax results.
+const (
+	recordChunk = 16
+	batchMax    = 512
+)
+
+// recordSome records the next chunk of received results into the open
+// batch (opening one), and hands the batch over when they are all in.
+func (c *Crawler) recordSome() error {
+	if err := c.openBatch(); err != nil {
 		return err
 	}
-	return c.handOver(b)
+	n := min(recordChunk, len(c.received))
+	if err := c.open.Do(func(tx *storage.Tx) error { return c.recordReceived(tx, n) }); err != nil {
+		c.dropBatch()
+		return err
+	}
+	c.openResults += n
+	if len(c.received) == 0 || c.openResults >= batchMax {
+		return c.handOver()
+	}
+	return nil
 }
 
 // updateAlone runs fn in a batch of its own and waits for its commit: for
@@ -138,7 +189,7 @@ func (c *Crawler) updateAlone(fn func(tx *storage.Tx) error) error {
 
 // flush records every received result and waits until all is committed.
 func (c *Crawler) flush() error {
-	if len(c.received) > 0 {
+	if len(c.received) > 0 || c.open != nil {
 		if err := c.update(nil); err != nil {
 			return err
 		}
@@ -148,10 +199,10 @@ func (c *Crawler) flush() error {
 
 // handOver passes the batch just built to the committer, or commits it
 // here when no committer runs (before and after Run).
-func (c *Crawler) handOver(b *storage.Batch) error {
+func (c *Crawler) handOver() error {
 	c.gen++
-	j := &commitJob{batch: b, gen: c.gen, events: c.events, archive: c.batchArchive}
-	c.events, c.batchArchive = nil, false
+	j := &commitJob{batch: c.open, gen: c.gen, events: c.events, archive: c.batchArchive}
+	c.open, c.events, c.batchArchive = nil, nil, false
 	if c.commits == nil {
 		c.commitJob(j)
 		return c.finishCommit(j)
@@ -252,14 +303,33 @@ func (c *Crawler) release(r *result) {
 	c.setWork(host, c.host(host))
 }
 
-// recordReceived records the received results, in the order they came.
-func (c *Crawler) recordReceived(tx *storage.Tx) error {
-	for _, r := range c.received {
+// recordReceived records the first n received results, in the order
+// they came.
+func (c *Crawler) recordReceived(tx *storage.Tx, n int) error {
+	for _, r := range c.received[:n] {
 		if err := c.record(tx, r); err != nil {
 			return err
 		}
 	}
-	clear(c.received)
-	c.received = c.received[:0]
+	clear(c.received[:n])
+	if n == len(c.received) {
+		c.received = c.received[:0]
+	} else {
+		c.received = c.received[n:]
+	}
 	return nil
+}
+
+// receiveReady takes in the results already waiting, without blocking.
+func (c *Crawler) receiveReady(results <-chan result) error {
+	for {
+		select {
+		case r := <-results:
+			if err := c.receive(r); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
 }

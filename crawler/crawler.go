@@ -41,10 +41,12 @@ type Crawler struct {
 	commits       chan *commitJob // to the committer; nil when none runs
 	committed     chan *commitJob // back from it
 	committerDone chan struct{}
-	committing    *commitJob // the batch being committed; nil when idle
-	gen           uint64     // batches handed over so far
-	doneGen       uint64     // the last batch committed
-	awaiting      []string   // hosts whose queued URLs wait for a commit to be visible
+	committing    *commitJob     // the batch being committed; nil when idle
+	open          *storage.Batch // the batch being built; nil when none
+	openResults   int            // results recorded in it
+	gen           uint64         // batches handed over so far
+	doneGen       uint64         // the last batch committed
+	awaiting      []string       // hosts whose queued URLs wait for a commit to be visible
 
 	fetchCtx     context.Context
 	crashed      bool   // the previous run did not stop cleanly
@@ -347,10 +349,13 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
-		if c.committing == nil && len(c.received) > 0 {
+		if c.committing == nil && (len(c.received) > 0 || c.open != nil) {
 			// Record what came back while the last batch was committed,
-			// and serve the hosts that frees before anything else.
-			if err := c.update(nil); err != nil {
+			// a chunk at a time, taking in what comes back meanwhile.
+			if err := c.recordSome(); err != nil {
+				return err
+			}
+			if err := c.receiveReady(results); err != nil {
 				return err
 			}
 			continue
@@ -363,7 +368,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			}
 			wait = 0
 		}
-		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.committing == nil
+		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.committing == nil && c.open == nil
 		if idle && wait > 0 {
 			c.noteRobotsWaits(c.cfg.Now())
 		}

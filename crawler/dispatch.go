@@ -57,7 +57,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	}
 	if !ok {
 		c.sched.Cancel(host, now)
-		if c.committing != nil && h.queued > h.taken {
+		if c.open == nil && c.committing != nil && h.queued > h.taken {
 			// Its next URLs are in the batch being committed.
 			h.waitGen = c.committing.gen
 			c.awaiting = append(c.awaiting, host)
@@ -155,11 +155,16 @@ func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 		t.url, t.seq = h.ahead[0].url, h.ahead[0].seq
 		return t, true, nil
 	}
-	if len(h.ahead) == 0 && h.waitGen > c.doneGen {
+	if len(h.ahead) == 0 && h.waitGen > c.doneGen && c.open == nil {
 		return task{}, false, nil
 	}
 	var ok bool
-	err := c.db.View(func(tx *storage.Tx) error {
+	read := c.db.View
+	if c.open != nil {
+		// The batch being built holds everything recorded.
+		read = c.open.Do
+	}
+	err := read(func(tx *storage.Tx) error {
 		if len(h.ahead) == 0 {
 			h.ahead = readAhead(tx, host, h.cursor, h.ahead)
 		}
