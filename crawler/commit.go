@@ -13,21 +13,29 @@ import (
 //
 //   - A result coming back frees its worker at once. A plain page result
 //     (no error, no 429 or 5xx: nothing that makes the host back off) also
-//     frees its host's slot at once: the request is over, its start is
-//     known, and the host's next URL is already durable in its queue.
-//     Other results keep the slot until they are recorded.
+//     frees its host's slot at once: the request is over and its start is
+//     known. So does a robots.txt that decides the origin (rules, or none):
+//     it is applied to the origin and the host's spacing at once, and
+//     written down with the next batch. Other results (errors, 429 and 5xx,
+//     an unreachable robots.txt, redirects, sitemaps) keep the slot until
+//     they are recorded, since they may make the host wait.
 //   - Results wait in received while the committer writes the previous
-//     batch; as soon as it is idle, the coordinator records every waiting
-//     result in one transaction and hands it over (group commit: the more
-//     results come back during a commit, the bigger the next one).
-//   - A result counts as recorded once its transaction committed: only
-//     then are its events reported. A crash before that loses only results
-//     nobody was told about; their URLs are still queued and are fetched
-//     again after a restart (with a freed slot, the host's next URL may
-//     have been fetched meanwhile, and is fetched again too).
+//     batch. Once it is idle, the coordinator records them into a new
+//     batch, recordChunk at a time, taking in results and dispatching
+//     between chunks, and hands the batch over when nothing is left to
+//     record (group commit: the more results come back during a commit,
+//     the bigger the next one).
+//   - A host's next URL comes from its in-memory queue head (hostState
+//     ahead), which follows what was recorded: a URL queued in a batch not
+//     committed yet may be fetched already.
+//   - A result counts as recorded once its batch committed: only then are
+//     its events reported. A crash before that loses only results nobody
+//     was told about. Their URLs are still queued (or, if they were found
+//     by such a result, are found again) and are fetched again after a
+//     restart; the restart spaces every host as after any crash.
 //
 // One write transaction exists at a time (bbolt's rule), so the
-// coordinator builds the next batch only once the committer is idle; it
+// coordinator opens the next batch only once the committer is idle; it
 // never blocks on a commit to record results, only for rarer writes
 // (settling URLs, control calls), which wait for the commit under way.
 
@@ -271,7 +279,11 @@ func (c *Crawler) receive(r result) error {
 		c.startPending(r)
 		return nil
 	}
-	if releasable(r) {
+	switch {
+	case releasable(r):
+		c.release(&r)
+	case c.robotsReleasable(r):
+		c.applyRobots(r, c.cfg.Now())
 		c.release(&r)
 	}
 	c.received = append(c.received, r)
