@@ -94,7 +94,7 @@ func TestHostAhead(t *testing.T) {
 		record  bool   // the oldest taken URL is recorded and dequeued
 		settle  bool   // the head is settled without a request
 	}
-	for _, tc := range []struct {
+	cases := []struct {
 		name   string
 		queued int // URLs already queued but not read into ahead
 		ops    []op
@@ -112,7 +112,23 @@ func TestHostAhead(t *testing.T) {
 			[]op{{enqueue: "a"}, {enqueue: "b"}, {settle: true}}, []string{"b"}},
 		{"a list missing URLs of the state file is not extended", 2,
 			[]op{{enqueue: "a"}}, nil},
-	} {
+	}
+	var many []op
+	var first []string
+	for i := 0; i < aheadMax+3; i++ {
+		u := fmt.Sprint("u", i)
+		many = append(many, op{enqueue: u})
+		if i < aheadMax {
+			first = append(first, u)
+		}
+	}
+	cases = append(cases, struct {
+		name   string
+		queued int
+		ops    []op
+		want   []string
+	}{"memory per host is bounded", 0, many, first})
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hostState{queued: tc.queued}
 			for i, o := range tc.ops {

@@ -114,7 +114,7 @@ func (c *Crawler) queuedMore(name string, h *hostState, url string, seq uint64) 
 // enqueued keeps ahead whole when a URL joins the queue (call it before
 // counting the URL in queued).
 func (h *hostState) enqueued(url string, seq uint64) {
-	if seq != 0 && len(h.ahead) == h.queued-h.taken {
+	if seq != 0 && len(h.ahead) < aheadMax && len(h.ahead) == h.queued-h.taken {
 		h.ahead = append(h.ahead, queueEntry{url, seq})
 	}
 }
@@ -128,7 +128,14 @@ func (h *hostState) advance(seq uint64) {
 		i++
 	}
 	h.ahead = h.ahead[i:]
+	if len(h.ahead) == 0 {
+		h.ahead = nil
+	}
 }
+
+// aheadMax bounds a host's in-memory queue head: memory per host, not per
+// queued URL.
+const aheadMax = 32
 
 // New prepares a crawl on db: it restores hosts, queues and robots.txt
 // state from the file and admits the seeds (seeds seen before are left as

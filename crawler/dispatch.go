@@ -14,7 +14,9 @@ func originOf(url string) string { return urlnorm.Origin(url) }
 // dispatch hands tasks to idle workers while hosts have open slots. It
 // returns how long until the next slot opens (-1: no host has work).
 func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
-	for c.inflight < c.cfg.Workers {
+	// Results not recorded yet count too: while commits lag (a slow
+	// disk), no more than a worker's worth each wait in memory.
+	for c.inflight < c.cfg.Workers && len(c.received) < c.cfg.Workers {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
 		c.cfg.Metrics.waited(c.sched.TakeWaited())
@@ -187,7 +189,7 @@ func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 }
 
 // readAheadMax is how many queue entries of a host next reads at once.
-const readAheadMax = 16
+const readAheadMax = 8
 
 // readAhead appends to dst the first entries of host's queue after cursor
 // (at most readAheadMax).

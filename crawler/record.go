@@ -96,8 +96,8 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		return c.retry(tx, rec, h, t, r.err.Error(), 0, now)
 	}
 	p := r.page
-	c.cfg.Metrics.fetch(p.Status, len(p.Body), p.Duration)
-	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", len(p.Body), "duration_ms", p.Duration.Milliseconds())
+	c.cfg.Metrics.fetch(p.Status, r.bodyLen, p.Duration)
+	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
 		return c.retry(tx, rec, h, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
@@ -109,7 +109,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
 	}
 	rec.CheckedAt = r.started.UTC()
-	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(len(p.Body))
+	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
 	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
 	rec.Attempts++
 	rec.Error, rec.Links = "", []string{}
@@ -139,7 +139,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 	case r.parseErr != nil:
 		rec.Error = r.parseErr.Error()
 	case p.Truncated:
-		rec.Error = fmt.Sprintf("body truncated at %d bytes", len(p.Body))
+		rec.Error = fmt.Sprintf("body truncated at %d bytes", r.bodyLen)
 	}
 	return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
 }
