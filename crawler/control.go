@@ -71,7 +71,7 @@ func (c *Crawler) AddSeeds(ctx context.Context, urls []string) ([]SeedResult, er
 
 func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
 	out := make([]SeedResult, 0, len(urls))
-	err := c.update(func(tx *storage.Tx) error {
+	err := c.updateAlone(func(tx *storage.Tx) error {
 		out = out[:0]
 		for _, raw := range urls {
 			res := SeedResult{URL: raw}

@@ -29,11 +29,25 @@ type Crawler struct {
 	hosts    map[string]*hostState
 	origins  map[string]*originState
 
-	inflight     int
+	inflight     int                  // tasks handed to workers and not back yet
+	received     []result             // results back from workers, waiting to be recorded
 	pending      []*pendingPage       // link-heavy pages whose links are being admitted
 	flying       map[string]time.Time // hosts with a request in flight, and when it was handed out
 	nextDue      time.Time            // earliest scheduled recrawl; zero if none
 	events       []Event              // outcomes of the transaction being built
+	batchArchive bool                 // the transaction being built records WARC captures
+
+	// The commit pipeline (see commit.go).
+	commits       chan *commitJob // to the committer; nil when none runs
+	committed     chan *commitJob // back from it
+	committerDone chan struct{}
+	committing    *commitJob     // the batch being committed; nil when idle
+	open          *storage.Batch // the batch being built; nil when none
+	openResults   int            // results recorded in it
+	gen           uint64         // batches handed over so far
+	doneGen       uint64         // the last batch committed
+	awaiting      []string       // hosts whose queued URLs wait for a commit to be visible
+
 	fetchCtx     context.Context
 	crashed      bool   // the previous run did not stop cleanly
 	robotsNotice string // the last "only waiting on robots.txt" notice, said once
@@ -56,14 +70,72 @@ func (c *Crawler) growWorkers() {
 
 // hostState is the coordinator's view of one authority.
 type hostState struct {
-	queued   int
+	queued  int    // URLs in its queue, as recorded (committed or not)
+	taken   int    // of those, URLs handed to workers and not recorded yet
+	cursor  uint64 // queue position of the last URL taken or settled: the next one comes after it
+	waitGen uint64 // its next URLs become visible once this batch commits
+	// ahead is the start of its queue after cursor, as recorded: read
+	// from the state file, or kept as URLs are queued. While it holds
+	// all of them (queued-taken), URLs queued are appended, so they can
+	// be fetched before their batch commits.
+	ahead    []queueEntry
 	hops     []task   // robots.txt redirect hops waiting for this host's slot
 	sitemaps []string // sitemap files on this host still to read, in order
 	nSitemap int      // sitemap files ever accepted for this host (the cap)
 	rec      storage.HostRecord
 }
 
-func (h *hostState) hasWork() bool { return h.queued > 0 || len(h.hops) > 0 || len(h.sitemaps) > 0 }
+func (h *hostState) hasWork() bool {
+	return h.queued > h.taken || len(h.hops) > 0 || len(h.sitemaps) > 0
+}
+
+// setWork tells the schedule whether host has work it can start now: not
+// when its only queued URLs are in a batch still being committed (they
+// cannot be read yet).
+func (c *Crawler) setWork(name string, h *hostState) {
+	has := len(h.hops) > 0 || len(h.sitemaps) > 0 || h.queued > h.taken && (len(h.ahead) > 0 || h.waitGen <= c.doneGen)
+	c.sched.SetWork(name, has, c.cfg.Now())
+}
+
+// queueEntry is one URL of a host's queue and its position.
+type queueEntry struct {
+	url string
+	seq uint64
+}
+
+// queuedMore counts a URL just queued for host, at position seq, in the
+// batch being built.
+func (c *Crawler) queuedMore(name string, h *hostState, url string, seq uint64) {
+	h.enqueued(url, seq)
+	h.queued++
+	c.setWork(name, h)
+}
+
+// enqueued keeps ahead whole when a URL joins the queue (call it before
+// counting the URL in queued).
+func (h *hostState) enqueued(url string, seq uint64) {
+	if seq != 0 && len(h.ahead) < aheadMax && len(h.ahead) == h.queued-h.taken {
+		h.ahead = append(h.ahead, queueEntry{url, seq})
+	}
+}
+
+// advance moves the host's cursor to seq: every queue entry up to it is
+// taken or settled.
+func (h *hostState) advance(seq uint64) {
+	h.cursor = seq
+	i := 0
+	for i < len(h.ahead) && h.ahead[i].seq <= seq {
+		i++
+	}
+	h.ahead = h.ahead[i:]
+	if len(h.ahead) == 0 {
+		h.ahead = nil
+	}
+}
+
+// aheadMax bounds a host's in-memory queue head: memory per host, not per
+// queued URL.
+const aheadMax = 32
 
 // New prepares a crawl on db: it restores hosts, queues and robots.txt
 // state from the file and admits the seeds (seeds seen before are left as
@@ -222,9 +294,7 @@ func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
 		return err
 	}
 	name := urlnorm.Authority(cand.URL)
-	h := c.host(name)
-	h.queued++
-	c.sched.SetWork(name, true, c.cfg.Now())
+	c.queuedMore(name, c.host(name), cand.URL, tx.LastSeq())
 	return nil
 }
 
@@ -245,9 +315,13 @@ func (c *Crawler) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
 	c.growWorkers()
+	c.startCommitter()
 	err := c.loop(ctx, tasks, results)
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
+	}
+	if err == nil {
+		err = c.flush()
 	}
 	if err == nil {
 		err = c.abandonPending()
@@ -255,6 +329,9 @@ func (c *Crawler) Run(ctx context.Context) error {
 	close(tasks)
 	cancelFetch()
 	c.waitWorkers(&wg)
+	if cerr := c.stopCommitter(); err == nil {
+		err = cerr
+	}
 	c.fetcher.Close()
 	if err != nil {
 		return err
@@ -279,6 +356,17 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
+		if c.committing == nil && (len(c.received) > 0 || c.open != nil) {
+			// Record what came back while the last batch was committed,
+			// a chunk at a time, taking in what comes back meanwhile.
+			if err := c.recordSome(); err != nil {
+				return err
+			}
+			if err := c.receiveReady(results); err != nil {
+				return err
+			}
+			continue
+		}
 		if len(c.pending) > 0 {
 			// Admit a chunk of links per turn, and serve everything else
 			// in between.
@@ -287,10 +375,11 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			}
 			wait = 0
 		}
-		if c.inflight == 0 && len(c.pending) == 0 && wait > 0 {
+		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.committing == nil && c.open == nil
+		if idle && wait > 0 {
 			c.noteRobotsWaits(c.cfg.Now())
 		}
-		if c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.cfg.Recrawl <= 0 {
+		if idle && wait < 0 && c.cfg.Recrawl <= 0 {
 			c.log.Info("crawl drained")
 			return nil
 		}
@@ -305,7 +394,11 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		}
 		select {
 		case r := <-results:
-			if err := c.commit(r, results); err != nil {
+			if err := c.receive(r); err != nil {
+				return err
+			}
+		case j := <-c.committedCh():
+			if err := c.finishCommit(j); err != nil {
 				return err
 			}
 		case <-timer.C:
@@ -340,7 +433,7 @@ func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.Canc
 	for c.inflight > 0 {
 		select {
 		case r := <-results:
-			if err := c.commit(r, results); err != nil {
+			if err := c.receive(r); err != nil {
 				return err
 			}
 		case <-grace.C:
@@ -359,7 +452,7 @@ func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.Canc
 func (c *Crawler) abandonInFlight() error {
 	now := c.cfg.Now()
 	c.log.Warn("stopping without waiting for busy workers; their URLs stay queued", "in_flight", c.inflight)
-	err := c.db.Update(func(tx *storage.Tx) error {
+	err := c.update(func(tx *storage.Tx) error {
 		for host := range c.flying {
 			h := c.host(host)
 			h.rec.LastRequest = now
@@ -369,6 +462,9 @@ func (c *Crawler) abandonInFlight() error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = c.waitCommit()
+	}
 	if err != nil {
 		return fmt.Errorf("stop: keep in-flight hosts' last requests: %w", err)
 	}
@@ -394,9 +490,10 @@ func (c *Crawler) abandonPending() error {
 	if len(c.pending) == 0 {
 		return nil
 	}
-	err := c.db.Update(func(tx *storage.Tx) error {
+	err := c.update(func(tx *storage.Tx) error {
 		for _, p := range c.pending {
 			h := c.host(p.r.task.host)
+			h.taken--
 			h.rec.LastRequest = p.r.started
 			if !p.r.sent.IsZero() {
 				h.rec.LastRequest = p.r.sent
@@ -407,77 +504,13 @@ func (c *Crawler) abandonPending() error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = c.waitCommit()
+	}
 	if err != nil {
 		return fmt.Errorf("stop: keep hosts' last requests: %w", err)
 	}
 	c.log.Info("stopped while admitting links; those pages stay queued", "pages", len(c.pending))
 	c.pending = nil
 	return nil
-}
-
-// commit records r and every other result already waiting, in one
-// transaction: each result's changes are atomic, and the batch shares the
-// cost of the commit.
-func (c *Crawler) commit(first result, results <-chan result) error {
-	batch := []result{first}
-	for len(batch) < 256 {
-		select {
-		case r := <-results:
-			batch = append(batch, r)
-			continue
-		default:
-		}
-		break
-	}
-	// The records of every result, a link-heavy page's included, are on
-	// disk before any transaction records it.
-	if err := c.syncArchive(batch); err != nil {
-		return fmt.Errorf("record results: %w", err)
-	}
-	n := 0
-	for _, r := range batch {
-		if bigPage(r) {
-			c.startPending(r)
-			continue
-		}
-		batch[n] = r
-		n++
-	}
-	batch = batch[:n]
-	if len(batch) == 0 {
-		return nil
-	}
-	err := c.update(func(tx *storage.Tx) error {
-		for _, r := range batch {
-			if err := c.record(tx, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("record results: %w", err)
-	}
-	return nil
-}
-
-// update runs one transaction and, once it committed, reports its events.
-func (c *Crawler) update(fn func(tx *storage.Tx) error) error {
-	c.events = c.events[:0]
-	if err := c.db.Update(fn); err != nil {
-		c.events = c.events[:0]
-		return err
-	}
-	if c.cfg.Observe != nil {
-		for _, e := range c.events {
-			c.cfg.Observe(e)
-		}
-	}
-	return nil
-}
-
-func (c *Crawler) event(e Event) {
-	if c.cfg.Observe != nil {
-		c.events = append(c.events, e)
-	}
 }

@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -12,7 +14,9 @@ func originOf(url string) string { return urlnorm.Origin(url) }
 // dispatch hands tasks to idle workers while hosts have open slots. It
 // returns how long until the next slot opens (-1: no host has work).
 func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
-	for c.inflight < c.cfg.Workers {
+	// Results not recorded yet count too: while commits lag (a slow
+	// disk), no more than a worker's worth each wait in memory.
+	for c.inflight < c.cfg.Workers && len(c.received) < c.cfg.Workers {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
 		c.cfg.Metrics.waited(c.sched.TakeWaited())
@@ -26,6 +30,11 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 		if send {
 			c.inflight++
 			c.flying[t.host] = now
+			if t.kind == taskPage {
+				h := c.hosts[t.host]
+				h.taken++
+				h.advance(t.seq)
+			}
 			tasks <- t
 		}
 	}
@@ -44,11 +53,21 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		h.hops = h.hops[1:]
 		return t, true, nil
 	}
-	t, ok := c.next(h, host)
+	t, ok, err := c.next(h, host)
+	if err != nil {
+		return task{}, false, err
+	}
 	if !ok {
-		h.queued = 0
 		c.sched.Cancel(host, now)
-		c.sched.SetWork(host, h.hasWork(), now)
+		if c.open == nil && c.committing != nil && h.queued > h.taken {
+			// Its next URLs are in the batch being committed.
+			h.waitGen = c.committing.gen
+			c.awaiting = append(c.awaiting, host)
+		} else if h.queued > h.taken {
+			c.log.Debug("host's queue count was off; corrected", "host", host, "counted", h.queued-h.taken)
+			h.queued = h.taken
+		}
+		c.setWork(host, h)
 		return task{}, false, nil
 	}
 	origin := originOf(t.url)
@@ -102,8 +121,9 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 				return err
 			}
 			n++
+			h.advance(seq)
 			var ok bool
-			url, seq, ok = tx.Head(t.host)
+			url, seq, ok = headAfter(tx, t.host, h.cursor)
 			if !ok || n >= settleRunMax || originOf(url) != origin {
 				return nil
 			}
@@ -116,23 +136,43 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 		return err
 	}
 	c.sched.Cancel(t.host, now)
-	c.sched.SetWork(t.host, h.hasWork(), now)
+	c.setWork(t.host, h)
 	c.log.Info("not fetched: disallowed by robots.txt", "host", t.host, "urls", n)
 	return nil
 }
 
-// next is the host's next sitemap file, else the head of its queue.
-func (c *Crawler) next(h *hostState, host string) (task, bool) {
+// next is the host's next sitemap file, else the first URL of its queue
+// after those taken already. It reads the last committed state: URLs
+// taken since are still there (hence the cursor), and URLs queued in the
+// batch being committed are not yet (ok is false while only such remain).
+func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 	if len(h.sitemaps) > 0 {
-		return task{kind: taskSitemap, host: host, url: h.sitemaps[0]}, true
+		return task{kind: taskSitemap, host: host, url: h.sitemaps[0]}, true, nil
 	}
-	if h.queued <= 0 {
-		return task{}, false
+	if h.queued <= h.taken {
+		return task{}, false, nil
 	}
-	var t task
+	t := task{kind: taskPage, host: host}
+	if len(h.ahead) > 0 && c.cfg.Recrawl <= 0 {
+		t.url, t.seq = h.ahead[0].url, h.ahead[0].seq
+		return t, true, nil
+	}
+	if len(h.ahead) == 0 && h.waitGen > c.doneGen && c.open == nil {
+		return task{}, false, nil
+	}
 	var ok bool
-	c.db.View(func(tx *storage.Tx) error {
-		t.url, t.seq, ok = tx.Head(host)
+	read := c.db.View
+	if c.open != nil {
+		// The batch being built holds everything recorded.
+		read = c.open.Do
+	}
+	err := read(func(tx *storage.Tx) error {
+		if len(h.ahead) == 0 {
+			h.ahead = readAhead(tx, host, h.cursor, h.ahead)
+		}
+		if len(h.ahead) > 0 {
+			t.url, t.seq, ok = h.ahead[0].url, h.ahead[0].seq, true
+		}
 		if ok && c.cfg.Recrawl > 0 {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
@@ -142,8 +182,47 @@ func (c *Crawler) next(h *hostState, host string) (task, bool) {
 		}
 		return nil
 	})
-	t.kind, t.host = taskPage, host
-	return t, ok
+	if err != nil {
+		return task{}, false, fmt.Errorf("read %s's queue: %w", host, err)
+	}
+	return t, ok, nil
+}
+
+// readAheadMax is how many queue entries of a host next reads at once.
+const readAheadMax = 8
+
+// readAhead appends to dst the first entries of host's queue after cursor
+// (at most readAheadMax).
+func readAhead(tx *storage.Tx, host string, cursor uint64, dst []queueEntry) []queueEntry {
+	n := 0
+	tx.ForEachQueued(host, func(s uint64, u string) error {
+		if s <= cursor {
+			return nil
+		}
+		dst = append(dst, queueEntry{u, s})
+		if n++; n >= readAheadMax {
+			return errFound
+		}
+		return nil
+	})
+	return dst
+}
+
+// errFound ends a queue walk.
+var errFound = errors.New("found")
+
+// headAfter returns the first URL of host's queue whose position is after
+// cursor. Positions only grow (a URL queued again goes to the tail), so
+// everything at or before cursor was taken or settled already.
+func headAfter(tx *storage.Tx, host string, cursor uint64) (url string, seq uint64, ok bool) {
+	tx.ForEachQueued(host, func(s uint64, u string) error {
+		if s <= cursor {
+			return nil
+		}
+		url, seq, ok = u, s, true
+		return errFound
+	})
+	return url, seq, ok
 }
 
 // settle records the next URL without fetching it and returns the unused
@@ -158,8 +237,11 @@ func (c *Crawler) settle(h *hostState, t task, state storage.State, reason strin
 	if err != nil {
 		return err
 	}
+	if t.kind == taskPage {
+		h.advance(t.seq)
+	}
 	c.sched.Cancel(t.host, now)
-	c.sched.SetWork(t.host, h.hasWork(), now)
+	c.setWork(t.host, h)
 	c.log.Info("not fetched", "url", t.url, "state", string(state), "reason", reason)
 	return nil
 }

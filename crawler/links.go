@@ -99,8 +99,6 @@ func bigPage(r result) bool {
 // is free again; its host keeps the slot (no other request to it) until the
 // page is recorded.
 func (c *Crawler) startPending(r result) {
-	c.inflight--
-	delete(c.flying, r.task.host)
 	r.freed = true
 	c.pending = append(c.pending, &pendingPage{r: r})
 	c.log.Debug("admitting links in chunks", "url", r.task.url, "links", len(r.links.urls))

@@ -96,7 +96,7 @@ func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
 			hop.host, hop.url, hop.robots = urlnorm.Authority(n), n, r.robots
 			h := c.host(hop.host)
 			h.hops = append(h.hops, hop)
-			c.sched.SetWork(hop.host, true, now)
+			c.setWork(hop.host, h)
 			return nil
 		}
 		r.robots.Outcome, r.robots.Robots = robotscache.Unavailable, robotscache.AllowAll()
@@ -108,6 +108,25 @@ func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
 func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
+	if rr.Outcome == robotscache.Parsed || rr.Outcome == robotscache.Unavailable {
+		defer func() { c.setWork(host, c.host(host)) }()
+		if !r.released {
+			c.applyRobots(r, now)
+		}
+		o := c.origins[origin]
+		rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status,
+			ExpiresAt: o.expires, Attempts: o.attempts, GoodBody: o.goodBody, GoodAt: o.goodAt}
+		if rr.Err != nil {
+			rec.Error = rr.Err.Error()
+		}
+		if rr.Outcome == robotscache.Parsed {
+			rec.Body = rr.Body
+			if err := c.declareSitemaps(tx, origin, o.rules); err != nil {
+				return err
+			}
+		}
+		return tx.PutRobots(origin, rec)
+	}
 	o := c.origins[origin]
 	if o == nil {
 		o = &originState{}
@@ -115,7 +134,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	}
 	o.fetching = false
 	c.cfg.Metrics.robots(rr.Outcome.String())
-	defer func() { c.sched.SetWork(host, c.host(host).hasWork(), now) }()
+	defer func() { c.setWork(host, c.host(host)) }()
 	o.fetchedAt, o.reason = r.started, rr.Reason()
 	rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status}
 	if rr.Err != nil {
@@ -123,21 +142,6 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	}
 	log := c.log.With("host", host, "origin", origin)
 	switch rr.Outcome {
-	case robotscache.Parsed, robotscache.Unavailable:
-		ttl := c.cfg.RobotsTTL
-		if rr.MaxAge > 0 && rr.MaxAge < ttl {
-			ttl = rr.MaxAge
-		}
-		o.rules, o.outcome, o.attempts, o.gaveUp = rr.Robots, rr.Outcome, 0, false
-		o.expires = r.started.Add(ttl)
-		if rr.Outcome == robotscache.Parsed {
-			rec.Body, o.goodBody, o.goodAt = rr.Body, rr.Body, r.started
-			if err := c.declareSitemaps(tx, origin, o.rules); err != nil {
-				return err
-			}
-		}
-		c.applyDelays(host, o.rules, now)
-		log.Info("robots.txt", "outcome", rr.Outcome.String(), "status", rr.Status, "interval", c.sched.Interval(host))
 	case robotscache.Unreachable:
 		o.attempts++
 		backoff := c.cfg.RobotsRetryBase << min(o.attempts-1, 16)
@@ -167,6 +171,56 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	}
 	rec.ExpiresAt, rec.Attempts, rec.GoodBody, rec.GoodAt = o.expires, o.attempts, o.goodBody, o.goodAt
 	return tx.PutRobots(origin, rec)
+}
+
+// robotsReleasable reports whether a robots.txt result may be applied
+// when it comes back, before it is recorded (see receive): an outcome that
+// decides the origin's URLs (rules, or none), with no redirect left to
+// follow and no sitemaps to declare (those are recorded with it, and read
+// before the host's pages).
+func (c *Crawler) robotsReleasable(r result) bool {
+	if r.task.kind != taskRobots || r.robots == nil || r.next != "" {
+		return false
+	}
+	switch r.robots.Outcome {
+	case robotscache.Parsed:
+		return !c.cfg.Sitemaps || len(r.robots.Robots.Sitemaps()) == 0
+	case robotscache.Unavailable:
+		return true
+	}
+	return false
+}
+
+// applyRobots makes a parsed or unavailable robots.txt the origin's rules
+// and its host's spacing; recordRobots writes it down.
+func (c *Crawler) applyRobots(r result, now time.Time) {
+	origin, rr := r.task.origin, r.robots
+	host := urlnorm.Authority(origin)
+	started := r.started
+	if !r.sent.IsZero() {
+		started = r.sent
+	}
+	o := c.origins[origin]
+	if o == nil {
+		o = &originState{}
+		c.origins[origin] = o
+	}
+	o.fetching = false
+	c.cfg.Metrics.robots(rr.Outcome.String())
+	o.fetchedAt, o.reason = started, rr.Reason()
+	ttl := c.cfg.RobotsTTL
+	if rr.MaxAge > 0 && rr.MaxAge < ttl {
+		ttl = rr.MaxAge
+	}
+	o.rules, o.outcome, o.attempts, o.gaveUp = rr.Robots, rr.Outcome, 0, false
+	o.expires = started.Add(ttl)
+	if rr.Outcome == robotscache.Parsed {
+		o.goodBody, o.goodAt = rr.Body, started
+	}
+	c.applyDelays(host, o.rules, now)
+	c.log.Info("robots.txt", "host", host, "origin", origin, "outcome", rr.Outcome.String(), "status", rr.Status,
+		"interval", c.sched.Interval(host))
+	c.setWork(host, c.host(host))
 }
 
 // applyDelays sets a host's spacing from its robots.txt.
@@ -214,6 +268,14 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		}
 		h.queued--
 	}
-	c.sched.SetWork(host, h.hasWork(), c.cfg.Now())
+	if len(doomed) > 0 {
+		// Until this batch commits, the committed queue still holds them.
+		h.ahead = nil
+		if c.commits != nil {
+			h.waitGen = c.gen + 1
+			c.awaiting = append(c.awaiting, host)
+		}
+	}
+	c.setWork(host, h)
 	return nil
 }

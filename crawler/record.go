@@ -20,26 +20,36 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	if err := c.rememberArchived(tx, r); err != nil {
 		return err
 	}
+	if r.archived != nil {
+		c.batchArchive = true
+	}
 	now := c.cfg.Now()
 	host := r.task.host
 	h := c.host(host)
-	if !r.freed {
-		c.inflight--
-		delete(c.flying, host)
-	}
 	if !r.sent.IsZero() {
-		c.sched.Started(host, r.sent)
+		if !r.released {
+			c.sched.Started(host, r.sent)
+		}
 		r.started = r.sent
 	}
 	if r.ip != "" {
 		h.rec.IP = r.ip
 	}
 	defer func() {
-		c.sched.Done(host, now)
-		if r.ip != "" {
-			c.sched.SetGroup(host, r.ip, now)
+		if r.task.kind == taskPage {
+			// Only now: until its record is written, its queue entry
+			// counts in queued (see hostState.enqueued).
+			h.taken--
 		}
-		c.sched.SetWork(host, h.hasWork(), now)
+		if !r.released {
+			// The host's slot is open only now (a backoff, if any, is in
+			// place).
+			c.sched.Done(host, now)
+			if r.ip != "" {
+				c.sched.SetGroup(host, r.ip, now)
+			}
+		}
+		c.setWork(host, h)
 	}()
 	if r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
 		if r.robots != nil {
@@ -86,8 +96,8 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		return c.retry(tx, rec, h, t, r.err.Error(), 0, now)
 	}
 	p := r.page
-	c.cfg.Metrics.fetch(p.Status, len(p.Body), p.Duration)
-	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", len(p.Body), "duration_ms", p.Duration.Milliseconds())
+	c.cfg.Metrics.fetch(p.Status, r.bodyLen, p.Duration)
+	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
 		return c.retry(tx, rec, h, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
@@ -99,7 +109,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
 	}
 	rec.CheckedAt = r.started.UTC()
-	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(len(p.Body))
+	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
 	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
 	rec.Attempts++
 	rec.Error, rec.Links = "", []string{}
@@ -129,7 +139,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 	case r.parseErr != nil:
 		rec.Error = r.parseErr.Error()
 	case p.Truncated:
-		rec.Error = fmt.Sprintf("body truncated at %d bytes", len(p.Body))
+		rec.Error = fmt.Sprintf("body truncated at %d bytes", r.bodyLen)
 	}
 	return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
 }
@@ -173,7 +183,11 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t 
 	if err := tx.Dequeue(t.host, t.seq); err != nil {
 		return err
 	}
-	return tx.Enqueue(t.host, rec.URL)
+	if err := tx.Enqueue(t.host, rec.URL); err != nil {
+		return err
+	}
+	h.enqueued(rec.URL, tx.LastSeq())
+	return nil
 }
 
 // backOff holds a host after a 5xx, 429, timeout or network error:

@@ -85,9 +85,7 @@ func (c *Crawler) requeue(tx *storage.Tx, rec *storage.URLRecord) error {
 	if err := tx.Enqueue(host, rec.URL); err != nil {
 		return err
 	}
-	h := c.host(host)
-	h.queued++
-	c.sched.SetWork(host, true, c.cfg.Now())
+	c.queuedMore(host, c.host(host), rec.URL, tx.LastSeq())
 	return nil
 }
 
@@ -103,7 +101,7 @@ func (c *Crawler) rereadSitemap(tx *storage.Tx, url string) error {
 	}
 	h := c.host(rec.Host)
 	h.sitemaps = append(h.sitemaps, url)
-	c.sched.SetWork(rec.Host, true, c.cfg.Now())
+	c.setWork(rec.Host, h)
 	return nil
 }
 

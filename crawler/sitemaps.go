@@ -72,7 +72,7 @@ func (c *Crawler) addSitemap(tx *storage.Tx, url, declaredBy, parent string, dep
 	} else {
 		h.nSitemap++
 		h.sitemaps = append(h.sitemaps, url)
-		c.sched.SetWork(host, true, c.cfg.Now())
+		c.setWork(host, h)
 	}
 	return reason, tx.PutSitemap(rec)
 }

@@ -57,7 +57,9 @@ type result struct {
 	next     string     // robots: a redirect still to follow
 	sent     time.Time  // when the request was written to the connection; zero if never
 	links    *pageLinks // a page's outlinks, normalised on the worker
-	freed    bool       // the worker slot was released before recording (link-heavy page)
+	freed    bool       // a link-heavy page whose links are admitted in chunks (see startPending)
+	released bool       // its host's slot was freed when it came back (see release)
+	bodyLen  int        // the page body's length (the body itself is dropped by then)
 	ip       string     // the IP the request's connection went to, if known
 	// archived is what the WARC writer did with the exchange, archiveErr
 	// why it could not (Config.Archive only).
@@ -69,7 +71,13 @@ type result struct {
 // a task arrives only when its host's slot is open.
 func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
-		results <- c.run(ctx, t)
+		r := c.run(ctx, t)
+		if r.page != nil {
+			// Everything that needs the body is done: the result may
+			// wait a while to be recorded, and bodies can be big.
+			r.bodyLen, r.page.Body = len(r.page.Body), nil
+		}
+		results <- r
 	}
 }
 
