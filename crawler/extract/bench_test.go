@@ -63,3 +63,25 @@ func BenchmarkPageDeep(b *testing.B) {
 	body := []byte(strings.Repeat("<div>", 100000) + `<title>t</title><a href="/x">x</a>`)
 	benchPage(b, body)
 }
+
+// BenchmarkParsers: the typical 10 KB page of 200 links read by each
+// parser: goquery's tree (what Parse uses for it) and the tokenizer stream
+// (its fallback for deep and big pages).
+func BenchmarkParsers(b *testing.B) {
+	body := linkPage(200, 10<<10)
+	u := mustURL(b, "http://h/a/")
+	for _, c := range []struct {
+		name string
+		how  parser
+	}{{"tree", treeOnly}, {"stream", streamOnly}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if p, _, err := parse(body, u, nil, Options{Agent: "politecrawl"}, c.how); err != nil || len(p.Links) != 200 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -13,12 +13,18 @@
 //
 // # Basics
 //
-// Parse (or HTML, its short form) streams the document once through
-// golang.org/x/net/html's tokenizer; no tree is built. Raw-text elements
+// Parse (or HTML, its short form) reads a page with goquery: the document
+// is parsed into a tree as browsers do (golang.org/x/net/html) and queried
+// with selectors. Two kinds of page take a fallback, a single pass of the
+// same package's tokenizer that builds no tree: pages over 1 MiB (a tree
+// costs many times its source: a 10 MiB page of links made hundreds of MB)
+// and pages html.Parse refuses (more than 512 open elements, where the
+// tree parser would lose the title and every link). Raw-text elements
 // (script, style, textarea, noscript, title, ...) are read as the HTML
-// parser reads them, so what is found matches the tree parser's document,
-// but at any nesting depth (html.Parse refuses trees deeper than 512) and
-// in time linear in the body.
+// parser reads them, so the stream finds what the tree holds, at any
+// nesting depth and in time linear in the body; TestTreeMatchesStream
+// keeps the two in step. On a 10 KB page of 200 links the tree costs about
+// 0.42 ms and the stream 0.24 ms (BenchmarkParsers).
 //
 // # Bounds
 //

@@ -278,9 +278,10 @@ func FuzzExtract(f *testing.F) {
 	})
 }
 
-// FuzzExtractDeep drives the tokenizer pass: wrapping any document in
-// more elements than the HTML parser's 512-deep bound changes nothing it
-// finds, and every answer stays within its bounds.
+// FuzzExtractDeep drives the tokenizer stream, the fallback for documents
+// the tree parser refuses: wrapping any document in more elements than
+// html.Parse's 512-deep bound changes nothing it finds (Parse falls back to
+// the stream for the deep one), and every answer stays within its bounds.
 func FuzzExtractDeep(f *testing.F) {
 	f.Add([]byte(`<title>t</title><base href="/b/"><a href="x">1</a><meta name="robots" content="noindex">`), 3)
 	f.Add([]byte(`<a href="/a%zz">1</a><a href="http://h:x/">2</a><area href="y">`), 0)
@@ -289,7 +290,7 @@ func FuzzExtractDeep(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, max int) {
 		max = max%20 - 1 // -1 (no cap) to 18
 		opts := Options{Agent: "politecrawl", MaxLinks: max}
-		flat, err := Parse(body, mustURL(t, "http://h/a/"), h, opts)
+		flat, _, err := parse(body, mustURL(t, "http://h/a/"), h, opts, streamOnly)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,32 +67,56 @@ func HTML(body []byte, pageURL *url.URL, header http.Header, agent string) (*Pag
 }
 
 // Parse reads body as an HTML document fetched from pageURL (the final
-// URL, after redirects) with the given response headers. It streams the
-// document through the HTML tokenizer, never building a tree, so any
-// nesting depth is fine; time is linear in the body and memory bounded by
-// the body plus opts.MaxLinks links. It fails only if the body cannot be
-// read.
+// URL, after redirects) with the given response headers. Documents up to
+// treeMaxBytes are parsed into a tree with goquery; bigger ones, and any
+// the tree parser refuses (nesting deeper than 512 elements), are streamed
+// through the HTML tokenizer instead, which finds the same title, links
+// and directives at any depth in time linear in the body. Memory is
+// bounded by the body plus opts.MaxLinks links. It fails only if the body
+// cannot be read.
 func Parse(body []byte, pageURL *url.URL, header http.Header, opts Options) (*Page, error) {
-	// Decode to UTF-8 from the charset the Content-Type header or a <meta
-	// charset> names (sniffed as the HTML standard says when neither does).
-	var in io.Reader = bytes.NewReader(body)
-	if r, err := charset.NewReader(in, header.Get("Content-Type")); err == nil {
-		in = r
-	} else {
-		in = bytes.NewReader(body)
-	}
+	p, _, err := parse(body, pageURL, header, opts, auto)
+	return p, err
+}
+
+// parser says how a document is read.
+type parser int
+
+const (
+	auto       parser = iota // the tree when it fits and parses, else the stream
+	treeOnly                 // goquery's tree or an error (tests)
+	streamOnly               // the tokenizer stream (tests, and big documents)
+)
+
+// parse is Parse with the choice of parser made explicit; it also returns
+// the parser that read the document.
+func parse(body []byte, pageURL *url.URL, header http.Header, opts Options, how parser) (*Page, parser, error) {
 	max := opts.MaxLinks
 	if max == 0 {
 		max = DefaultMaxLinks
 	}
-	s := newScan(opts.Agent, max)
-	if err := s.run(in); err != nil {
-		return nil, fmt.Errorf("parse HTML: %w", err)
+	var s *scan
+	used := streamOnly
+	if how == treeOnly || how == auto && len(body) <= treeMaxBytes {
+		s = newScan(opts.Agent, max)
+		if err := s.tree(decoded(body, header)); err == nil {
+			used = treeOnly
+		} else if how == treeOnly {
+			return nil, treeOnly, fmt.Errorf("parse HTML: %w", err)
+		}
+	}
+	if used == streamOnly {
+		// The tree parser refused the document (or it is too big for a
+		// tree): read it again as a stream, from a clean state.
+		s = newScan(opts.Agent, max)
+		if err := s.run(decoded(body, header)); err != nil {
+			return nil, streamOnly, fmt.Errorf("parse HTML: %w", err)
+		}
 	}
 	p := &Page{Title: s.title(), Directives: Header(header, opts.Agent), Links: []string{}}
 	p.Directives.merge(s.meta)
 	if p.Directives.NoFollow {
-		return p, nil
+		return p, used, nil
 	}
 	p.LinksDropped = s.dropped
 	p.Skipped, p.SkippedMore = s.skipped, s.skippedMore
@@ -111,7 +135,17 @@ func Parse(body []byte, pageURL *url.URL, header http.Header, opts Options) (*Pa
 			p.Links = append(p.Links, u)
 		}
 	}
-	return p, nil
+	return p, used, nil
+}
+
+// decoded reads body as UTF-8, decoded from the charset the Content-Type
+// header or a <meta charset> names (sniffed as the HTML standard says when
+// neither does).
+func decoded(body []byte, header http.Header) io.Reader {
+	if r, err := charset.NewReader(bytes.NewReader(body), header.Get("Content-Type")); err == nil {
+		return r
+	}
+	return bytes.NewReader(body)
 }
 
 var tooLong = fmt.Sprintf("URL longer than %d bytes", MaxURLLength)
