@@ -246,6 +246,8 @@ func FuzzURLDates(f *testing.F) {
 	f.Add("/2024/05/17/x", "month=2031-07&year=2040&m=3&date=20310704")
 	f.Add("/ev/day-2025-11-17.html;jsessionid=0A1B2C3D4E5F6A7B8C9D", "a=1&a=1")
 	f.Fuzz(func(t *testing.T, path, query string) {
+		// A path as urlParts gives it never holds '?': the query starts there.
+		path = strings.ReplaceAll(path, "?", "%3F")
 		_, shape := urlDates(path, query)
 		p, q, _ := strings.Cut(shape, "?")
 		if dates, again := urlDates(p, q); len(dates) != 0 || query == "" && again != shape {
