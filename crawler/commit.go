@@ -25,8 +25,8 @@ import (
 //     between chunks, and hands the batch over when nothing is left to
 //     record (group commit: the more results come back during a commit,
 //     the bigger the next one).
-//   - A host's next URL comes from its in-memory queue head (hostState
-//     ahead), which follows what was recorded: a URL queued in a batch not
+//   - A host's next URL comes from its in-memory queue head (see
+//     frontier.Host), which follows what was recorded: a URL queued in a batch not
 //     committed yet may be fetched already.
 //   - A result counts as recorded once its batch committed: only then are
 //     its events reported. A crash before that loses only results nobody
@@ -235,25 +235,10 @@ func (c *Crawler) finishCommit(j *commitJob) error {
 	if j.err != nil {
 		return j.err
 	}
-	c.doneGen = j.gen
+	c.sched.Committed(j.gen, c.cfg.Now())
 	if c.cfg.Observe != nil {
 		for _, e := range j.events {
 			c.cfg.Observe(e)
-		}
-	}
-	if len(c.awaiting) > 0 {
-		waiting := c.awaiting
-		c.awaiting = nil
-		for _, name := range waiting {
-			h := c.hosts[name]
-			if h == nil {
-				continue
-			}
-			if h.waitGen > c.doneGen {
-				c.awaiting = append(c.awaiting, name)
-				continue
-			}
-			c.setWork(name, h)
 		}
 	}
 	return nil

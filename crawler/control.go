@@ -177,7 +177,6 @@ func (c *Crawler) reapplyDelays(now time.Time) {
 		if !done[name] {
 			d := c.interval(0, 0)
 			c.sched.SetInterval(name, d, now)
-			c.hosts[name].rec.Interval = d.Seconds()
 		}
 	}
 }

@@ -26,7 +26,7 @@ type Crawler struct {
 	parseBig parseGate // bounds concurrent parses of big pages (memory)
 	sched    *frontier.Scheduler
 	admit    *frontier.Admitter
-	hosts    map[string]*hostState
+	hosts    map[string]*hostWork
 	origins  map[string]*originState
 
 	inflight     int                  // tasks handed to workers and not back yet
@@ -45,8 +45,6 @@ type Crawler struct {
 	open          *storage.Batch // the batch being built; nil when none
 	openResults   int            // results recorded in it
 	gen           uint64         // batches handed over so far
-	doneGen       uint64         // the last batch committed
-	awaiting      []string       // hosts whose queued URLs wait for a commit to be visible
 
 	fetchCtx     context.Context
 	crashed      bool   // the previous run did not stop cleanly
@@ -68,74 +66,37 @@ func (c *Crawler) growWorkers() {
 	}
 }
 
-// hostState is the coordinator's view of one authority.
-type hostState struct {
-	queued  int    // URLs in its queue, as recorded (committed or not)
-	taken   int    // of those, URLs handed to workers and not recorded yet
-	cursor  uint64 // queue position of the last URL taken or settled: the next one comes after it
-	waitGen uint64 // its next URLs become visible once this batch commits
-	// ahead is the start of its queue after cursor, as recorded: read
-	// from the state file, or kept as URLs are queued. While it holds
-	// all of them (queued-taken), URLs queued are appended, so they can
-	// be fetched before their batch commits.
-	ahead    []queueEntry
+// hostWork is what the coordinator holds for one authority besides its
+// queue, which the frontier's Host owns with the rest of the host's state
+// (counts, slot, backoff, last request).
+type hostWork struct {
 	hops     []task   // robots.txt redirect hops waiting for this host's slot
 	sitemaps []string // sitemap files on this host still to read, in order
 	nSitemap int      // sitemap files ever accepted for this host (the cap)
-	rec      storage.HostRecord
 }
 
-func (h *hostState) hasWork() bool {
-	return h.queued > h.taken || len(h.hops) > 0 || len(h.sitemaps) > 0
+// setWork tells the schedule whether host has work besides its queue,
+// which the frontier counts itself.
+func (c *Crawler) setWork(name string, w *hostWork) {
+	c.sched.SetWork(name, len(w.hops) > 0 || len(w.sitemaps) > 0, c.cfg.Now())
 }
 
-// setWork tells the schedule whether host has work it can start now: not
-// when its only queued URLs are in a batch still being committed (they
-// cannot be read yet).
-func (c *Crawler) setWork(name string, h *hostState) {
-	has := len(h.hops) > 0 || len(h.sitemaps) > 0 || h.queued > h.taken && (len(h.ahead) > 0 || h.waitGen <= c.doneGen)
-	c.sched.SetWork(name, has, c.cfg.Now())
-}
-
-// queueEntry is one URL of a host's queue and its position.
-type queueEntry struct {
-	url string
-	seq uint64
+// hasWork reports whether host has anything to fetch: queued URLs not
+// handed out, robots.txt hops, sitemap files.
+func (c *Crawler) hasWork(name string) bool {
+	if h := c.sched.Lookup(name); h != nil && h.HasQueued() {
+		return true
+	}
+	w := c.hosts[name]
+	return w != nil && (len(w.hops) > 0 || len(w.sitemaps) > 0)
 }
 
 // queuedMore counts a URL just queued for host, at position seq, in the
 // batch being built.
-func (c *Crawler) queuedMore(name string, h *hostState, url string, seq uint64) {
-	h.enqueued(url, seq)
-	h.queued++
-	c.setWork(name, h)
+func (c *Crawler) queuedMore(name string, url string, seq uint64) {
+	c.host(name)
+	c.sched.Enqueued(name, url, seq, c.cfg.Now())
 }
-
-// enqueued keeps ahead whole when a URL joins the queue (call it before
-// counting the URL in queued).
-func (h *hostState) enqueued(url string, seq uint64) {
-	if seq != 0 && len(h.ahead) < aheadMax && len(h.ahead) == h.queued-h.taken {
-		h.ahead = append(h.ahead, queueEntry{url, seq})
-	}
-}
-
-// advance moves the host's cursor to seq: every queue entry up to it is
-// taken or settled.
-func (h *hostState) advance(seq uint64) {
-	h.cursor = seq
-	i := 0
-	for i < len(h.ahead) && h.ahead[i].seq <= seq {
-		i++
-	}
-	h.ahead = h.ahead[i:]
-	if len(h.ahead) == 0 {
-		h.ahead = nil
-	}
-}
-
-// aheadMax bounds a host's in-memory queue head: memory per host, not per
-// queued URL.
-const aheadMax = 32
 
 // New prepares a crawl on db: it restores hosts, queues and robots.txt
 // state from the file and admits the seeds (seeds seen before are left as
@@ -150,13 +111,14 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		fetcher:  fetch.New(withClock(cfg.Fetch, cfg.Now)),
 		parseBig: newParseGate(),
 		sched:    frontier.NewScheduler(),
-		hosts:    map[string]*hostState{},
+		hosts:    map[string]*hostWork{},
 		origins:  map[string]*originState{},
 		flying:   map[string]time.Time{},
 		control:  make(chan call),
 		stopped:  make(chan struct{}),
 	}
 	c.sched.SetIPLimits(cfg.IPMaxInFlight, cfg.IPDelay, cfg.Now())
+	c.sched.SetBackoff(frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter})
 	scope, err := c.scope()
 	if err != nil {
 		return nil, err
@@ -213,8 +175,10 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 		}); err != nil {
 			return err
 		}
+		records := map[string]storage.HostRecord{}
 		if err := tx.ForEachHost(func(h string, r storage.HostRecord) error {
-			c.host(h).rec = r
+			c.host(h)
+			records[h] = r
 			return nil
 		}); err != nil {
 			return err
@@ -233,22 +197,17 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 		}); err != nil {
 			return err
 		}
+		queued := map[string]int{}
 		if err := tx.QueuedHosts(func(h string, n int) error {
-			c.host(h).queued = n
+			c.host(h)
+			queued[h] = n
 			return nil
 		}); err != nil {
 			return err
 		}
-		for name, hs := range c.hosts {
-			last := hs.rec.LastRequest
-			if c.crashed {
-				// A request may have left just before the crash.
-				last = now
-			}
-			c.sched.Restore(name, last, time.Duration(hs.rec.Interval*float64(time.Second)))
-			c.sched.Hold(name, hs.rec.HoldUntil, now)
-			c.sched.SetGroup(name, hs.rec.IP, now)
-			c.sched.SetWork(name, hs.hasWork(), now)
+		for name, w := range c.hosts {
+			c.sched.RestoreHost(name, records[name], queued[name], c.crashed, now)
+			c.setWork(name, w)
 		}
 		return nil
 	})
@@ -257,10 +216,12 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 // maxWorkers bounds Config.Workers.
 const maxWorkers = 1024
 
-func (c *Crawler) host(name string) *hostState {
+// host returns what the coordinator holds for an authority, meeting it
+// (with the default spacing) the first time.
+func (c *Crawler) host(name string) *hostWork {
 	h := c.hosts[name]
 	if h == nil {
-		h = &hostState{}
+		h = &hostWork{}
 		c.hosts[name] = h
 		c.sched.SetInterval(name, c.interval(0, 0), c.cfg.Now())
 	}
@@ -293,8 +254,7 @@ func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
 	if err != nil || !queued {
 		return err
 	}
-	name := urlnorm.Authority(cand.URL)
-	c.queuedMore(name, c.host(name), cand.URL, tx.LastSeq())
+	c.queuedMore(urlnorm.Authority(cand.URL), cand.URL, tx.LastSeq())
 	return nil
 }
 
@@ -454,9 +414,8 @@ func (c *Crawler) abandonInFlight() error {
 	c.log.Warn("stopping without waiting for busy workers; their URLs stay queued", "in_flight", c.inflight)
 	err := c.update(func(tx *storage.Tx) error {
 		for host := range c.flying {
-			h := c.host(host)
-			h.rec.LastRequest = now
-			if err := tx.PutHost(host, h.rec); err != nil {
+			c.sched.Started(host, now)
+			if err := tx.PutHost(host, c.sched.Record(host)); err != nil {
 				return err
 			}
 		}
@@ -492,13 +451,12 @@ func (c *Crawler) abandonPending() error {
 	}
 	err := c.update(func(tx *storage.Tx) error {
 		for _, p := range c.pending {
-			h := c.host(p.r.task.host)
-			h.taken--
-			h.rec.LastRequest = p.r.started
+			host := p.r.task.host
+			c.sched.Returned(host, c.cfg.Now())
 			if !p.r.sent.IsZero() {
-				h.rec.LastRequest = p.r.sent
+				c.sched.Started(host, p.r.sent)
 			}
-			if err := tx.PutHost(p.r.task.host, h.rec); err != nil {
+			if err := tx.PutHost(host, c.sched.Record(host)); err != nil {
 				return err
 			}
 		}

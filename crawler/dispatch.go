@@ -1,10 +1,10 @@
 package crawler
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -31,9 +31,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 			c.inflight++
 			c.flying[t.host] = now
 			if t.kind == taskPage {
-				h := c.hosts[t.host]
-				h.taken++
-				h.advance(t.seq)
+				c.sched.Take(t.host, t.seq)
 			}
 			tasks <- t
 		}
@@ -59,13 +57,11 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	}
 	if !ok {
 		c.sched.Cancel(host, now)
-		if c.open == nil && c.committing != nil && h.queued > h.taken {
+		if hs := c.sched.Host(host); c.open == nil && c.committing != nil && hs.HasQueued() {
 			// Its next URLs are in the batch being committed.
-			h.waitGen = c.committing.gen
-			c.awaiting = append(c.awaiting, host)
-		} else if h.queued > h.taken {
-			c.log.Debug("host's queue count was off; corrected", "host", host, "counted", h.queued-h.taken)
-			h.queued = h.taken
+			c.sched.WaitFor(host, c.committing.gen, now)
+		} else if n := hs.Queued() - hs.Taken(); c.sched.Recount(host, now) {
+			c.log.Debug("host's queue count was off; corrected", "host", host, "counted", n)
 		}
 		c.setWork(host, h)
 		return task{}, false, nil
@@ -84,7 +80,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		// Its robots.txt is being fetched through a redirect elsewhere:
 		// park the host until the outcome is known.
 		c.sched.Cancel(host, now)
-		c.sched.SetWork(host, false, now)
+		c.sched.Pause(host, now)
 		return task{}, false, nil
 	case !o.usable(now):
 		if o == nil {
@@ -96,7 +92,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	}
 	if reason, allowed := c.disallowed(o, t.url); !allowed {
 		if t.kind == taskPage {
-			return task{}, false, c.settleDisallowed(h, t, o, reason, now)
+			return task{}, false, c.settleDisallowed(t, o, reason, now)
 		}
 		return task{}, false, c.settle(h, t, storage.Disallowed, reason, now)
 	}
@@ -111,23 +107,23 @@ const settleRunMax = 1000
 // head of the same origin that the rules also disallow, in one
 // transaction: URLs queued before their host's robots.txt was known are
 // mostly settled here, and one commit each would stall the crawl.
-func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason string, now time.Time) error {
+func (c *Crawler) settleDisallowed(t task, o *originState, reason string, now time.Time) error {
 	origin := originOf(t.url)
 	n := 0
 	err := c.update(func(tx *storage.Tx) error {
-		url, seq := t.url, t.seq
+		e := frontier.QueueEntry{URL: t.url, Seq: t.seq}
 		for {
-			if err := c.recordUnfetched(tx, h, task{kind: taskPage, host: t.host, url: url, seq: seq}, storage.Disallowed, reason); err != nil {
+			if err := c.recordUnfetched(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, storage.Disallowed, reason); err != nil {
 				return err
 			}
 			n++
-			h.advance(seq)
+			c.sched.Settled(t.host, e.Seq, now)
 			var ok bool
-			url, seq, ok = headAfter(tx, t.host, h.cursor)
-			if !ok || n >= settleRunMax || originOf(url) != origin {
+			e, ok = frontier.HeadAfter(tx, t.host, c.sched.Host(t.host).Cursor())
+			if !ok || n >= settleRunMax || originOf(e.URL) != origin {
 				return nil
 			}
-			if reason, ok = c.disallowed(o, url); ok {
+			if reason, ok = c.disallowed(o, e.URL); ok {
 				return nil
 			}
 		}
@@ -136,7 +132,7 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 		return err
 	}
 	c.sched.Cancel(t.host, now)
-	c.setWork(t.host, h)
+	c.setWork(t.host, c.host(t.host))
 	c.log.Info("not fetched: disallowed by robots.txt", "host", t.host, "urls", n)
 	return nil
 }
@@ -145,33 +141,34 @@ func (c *Crawler) settleDisallowed(h *hostState, t task, o *originState, reason 
 // after those taken already. It reads the last committed state: URLs
 // taken since are still there (hence the cursor), and URLs queued in the
 // batch being committed are not yet (ok is false while only such remain).
-func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
-	if len(h.sitemaps) > 0 {
-		return task{kind: taskSitemap, host: host, url: h.sitemaps[0]}, true, nil
+func (c *Crawler) next(w *hostWork, host string) (task, bool, error) {
+	if len(w.sitemaps) > 0 {
+		return task{kind: taskSitemap, host: host, url: w.sitemaps[0]}, true, nil
 	}
-	if h.queued <= h.taken {
+	h := c.sched.Host(host)
+	if !h.HasQueued() {
 		return task{}, false, nil
 	}
 	t := task{kind: taskPage, host: host}
-	if len(h.ahead) > 0 && c.cfg.Recrawl <= 0 {
-		t.url, t.seq = h.ahead[0].url, h.ahead[0].seq
+	head, ok := h.Head()
+	if ok && c.cfg.Recrawl <= 0 {
+		t.url, t.seq = head.URL, head.Seq
 		return t, true, nil
 	}
-	if len(h.ahead) == 0 && h.waitGen > c.doneGen && c.open == nil {
+	if !ok && c.open == nil && c.sched.Unreadable(host) {
+		// Its next URLs are in a batch being committed: they cannot be
+		// read before it lands.
 		return task{}, false, nil
 	}
-	var ok bool
 	read := c.db.View
 	if c.open != nil {
 		// The batch being built holds everything recorded.
 		read = c.open.Do
 	}
 	err := read(func(tx *storage.Tx) error {
-		if len(h.ahead) == 0 {
-			h.ahead = readAhead(tx, host, h.cursor, h.ahead)
-		}
-		if len(h.ahead) > 0 {
-			t.url, t.seq, ok = h.ahead[0].url, h.ahead[0].seq, true
+		head, ok = c.sched.LoadAhead(tx, host)
+		if ok {
+			t.url, t.seq = head.URL, head.Seq
 		}
 		if ok && c.cfg.Recrawl > 0 {
 			// A recheck of a fetched page is a conditional GET with the
@@ -188,57 +185,20 @@ func (c *Crawler) next(h *hostState, host string) (task, bool, error) {
 	return t, ok, nil
 }
 
-// readAheadMax is how many queue entries of a host next reads at once.
-const readAheadMax = 8
-
-// readAhead appends to dst the first entries of host's queue after cursor
-// (at most readAheadMax).
-func readAhead(tx *storage.Tx, host string, cursor uint64, dst []queueEntry) []queueEntry {
-	n := 0
-	tx.ForEachQueued(host, func(s uint64, u string) error {
-		if s <= cursor {
-			return nil
-		}
-		dst = append(dst, queueEntry{u, s})
-		if n++; n >= readAheadMax {
-			return errFound
-		}
-		return nil
-	})
-	return dst
-}
-
-// errFound ends a queue walk.
-var errFound = errors.New("found")
-
-// headAfter returns the first URL of host's queue whose position is after
-// cursor. Positions only grow (a URL queued again goes to the tail), so
-// everything at or before cursor was taken or settled already.
-func headAfter(tx *storage.Tx, host string, cursor uint64) (url string, seq uint64, ok bool) {
-	tx.ForEachQueued(host, func(s uint64, u string) error {
-		if s <= cursor {
-			return nil
-		}
-		url, seq, ok = u, s, true
-		return errFound
-	})
-	return url, seq, ok
-}
-
 // settle records the next URL without fetching it and returns the unused
 // slot.
-func (c *Crawler) settle(h *hostState, t task, state storage.State, reason string, now time.Time) error {
+func (c *Crawler) settle(h *hostWork, t task, state storage.State, reason string, now time.Time) error {
 	err := c.update(func(tx *storage.Tx) error {
 		if t.kind == taskSitemap {
 			return c.settleSitemap(tx, h, t.url, string(state), reason)
 		}
-		return c.recordUnfetched(tx, h, t, state, reason)
+		return c.recordUnfetched(tx, t, state, reason)
 	})
 	if err != nil {
 		return err
 	}
 	if t.kind == taskPage {
-		h.advance(t.seq)
+		c.sched.Settled(t.host, t.seq, now)
 	}
 	c.sched.Cancel(t.host, now)
 	c.setWork(t.host, h)
@@ -248,7 +208,7 @@ func (c *Crawler) settle(h *hostState, t task, state storage.State, reason strin
 
 // recordUnfetched records a queue head that will not be fetched and takes
 // it off the queue.
-func (c *Crawler) recordUnfetched(tx *storage.Tx, h *hostState, t task, state storage.State, reason string) error {
+func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string) error {
 	c.event(Event{URL: t.url, State: string(state), Reason: reason})
 	rec, err := tx.GetURL(t.url)
 	if err != nil {
@@ -262,6 +222,6 @@ func (c *Crawler) recordUnfetched(tx *storage.Tx, h *hostState, t task, state st
 	if err := tx.PutURL(rec, prev); err != nil {
 		return err
 	}
-	h.queued--
+	c.sched.Removed(t.host, 1)
 	return tx.Dequeue(t.host, t.seq)
 }

@@ -120,13 +120,10 @@ func (c *Crawler) admitChunk() error {
 		if last {
 			return c.record(tx, r)
 		}
-		h := c.host(r.task.host)
 		if !r.sent.IsZero() {
-			h.rec.LastRequest = r.sent
-		} else {
-			h.rec.LastRequest = r.started
+			c.sched.Started(r.task.host, r.sent)
 		}
-		return tx.PutHost(r.task.host, h.rec)
+		return tx.PutHost(r.task.host, c.sched.Record(r.task.host))
 	})
 	if err != nil {
 		return fmt.Errorf("admit links of %s: %w", r.task.url, err)

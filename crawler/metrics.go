@@ -90,11 +90,7 @@ func (c *Crawler) gauges() {
 	if m == nil {
 		return
 	}
-	queued := 0
-	for _, h := range c.hosts {
-		queued += max(h.queued, 0)
-	}
-	m.queueDepth.Set(float64(queued))
+	m.queueDepth.Set(float64(c.sched.QueuedTotal()))
 	m.inFlight.Set(float64(c.inflight))
 	counts := map[string]int{"parsed": 0, "unavailable": 0, "unreachable": 0, "gave_up": 0, "fetching": 0}
 	for _, o := range c.origins {

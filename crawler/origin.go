@@ -231,8 +231,8 @@ func (c *Crawler) applyDelays(host string, r *robots.Robots, now time.Time) {
 		ri = rate.Interval()
 	}
 	d := c.interval(cd, ri)
+	c.host(host)
 	c.sched.SetInterval(host, d, now)
-	c.host(host).rec.Interval = d.Seconds()
 }
 
 // failOrigin records every queued URL of origin on host as failed.
@@ -266,15 +266,14 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		if err := tx.Dequeue(host, e.seq); err != nil {
 			return err
 		}
-		h.queued--
 	}
 	if len(doomed) > 0 {
 		// Until this batch commits, the committed queue still holds them.
-		h.ahead = nil
+		var gen uint64
 		if c.commits != nil {
-			h.waitGen = c.gen + 1
-			c.awaiting = append(c.awaiting, host)
+			gen = c.gen + 1
 		}
+		c.sched.Dropped(host, len(doomed), gen, c.cfg.Now())
 	}
 	c.setWork(host, h)
 	return nil

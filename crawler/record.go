@@ -32,22 +32,19 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		}
 		r.started = r.sent
 	}
-	if r.ip != "" {
-		h.rec.IP = r.ip
+	if r.ip != "" && !r.released {
+		c.sched.SetGroup(host, r.ip, now)
 	}
 	defer func() {
 		if r.task.kind == taskPage {
 			// Only now: until its record is written, its queue entry
-			// counts in queued (see hostState.enqueued).
-			h.taken--
+			// counts in queued.
+			c.sched.Returned(host, now)
 		}
 		if !r.released {
 			// The host's slot is open only now (a backoff, if any, is in
 			// place).
 			c.sched.Done(host, now)
-			if r.ip != "" {
-				c.sched.SetGroup(host, r.ip, now)
-			}
 		}
 		c.setWork(host, h)
 	}()
@@ -56,11 +53,10 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 			c.origins[r.task.origin].fetching = false
 		}
 		// Stopping: the URL stays at the head of its queue. Whether the
-		// request reached the server is unknown, so count it as sent.
-		h.rec.LastRequest = r.started
-		return tx.PutHost(host, h.rec)
+		// request reached the server is unknown, so it counts as sent
+		// (its claim is the host's last request).
+		return tx.PutHost(host, c.sched.Record(host))
 	}
-	h.rec.LastRequest = r.started
 	var err error
 	switch r.task.kind {
 	case taskRobots:
@@ -73,10 +69,10 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	if err != nil {
 		return err
 	}
-	return tx.PutHost(host, h.rec)
+	return tx.PutHost(host, c.sched.Record(host))
 }
 
-func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Time) error {
+func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostWork, now time.Time) error {
 	t := r.task
 	rec, err := tx.GetURL(t.url)
 	if err != nil {
@@ -91,22 +87,22 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
 		var fe *fetch.Error
 		if errors.Is(r.err, fetch.ErrPrivateAddress) || errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
-			return c.finish(tx, rec, h, t, storage.Failed, r.err.Error())
+			return c.finish(tx, rec, t, storage.Failed, r.err.Error())
 		}
-		return c.retry(tx, rec, h, t, r.err.Error(), 0, now)
+		return c.retry(tx, rec, t, r.err.Error(), 0, now)
 	}
 	p := r.page
 	c.cfg.Metrics.fetch(p.Status, r.bodyLen, p.Duration)
 	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
-		return c.retry(tx, rec, h, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
+		return c.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
-	h.rec.Failures, h.rec.LastError = 0, ""
+	c.sched.Recovered(t.host)
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()
-		return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
+		return c.finish(tx, rec, t, storage.Fetched, rec.Error)
 	}
 	rec.CheckedAt = r.started.UTC()
 	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
@@ -141,11 +137,11 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostState, now time.Ti
 	case p.Truncated:
 		rec.Error = fmt.Sprintf("body truncated at %d bytes", r.bodyLen)
 	}
-	return c.finish(tx, rec, h, t, storage.Fetched, rec.Error)
+	return c.finish(tx, rec, t, storage.Fetched, rec.Error)
 }
 
 // finish writes the final record and takes the URL off its queue.
-func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t task, state storage.State, errText string) error {
+func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, t task, state storage.State, errText string) error {
 	prev := rec.State
 	rec.State, rec.Error = state, errText
 	c.event(Event{URL: rec.URL, State: string(state), Status: rec.Status, Reason: errText})
@@ -161,18 +157,18 @@ func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t
 	if err := tx.Dequeue(t.host, t.seq); err != nil {
 		return err
 	}
-	h.queued--
+	c.sched.Removed(t.host, 1)
 	return nil
 }
 
 // retry handles 5xx, 429, timeouts and network errors: the whole host backs
 // off (at least Retry-After), and the URL goes to the back of its queue, or
 // fails after MaxRetries attempts.
-func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t task, why string, retryAfter time.Duration, now time.Time) error {
+func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, t task, why string, retryAfter time.Duration, now time.Time) error {
 	rec.Attempts++
-	until := c.backOff(h, t.host, why, retryAfter, now)
+	until := c.backOff(t.host, why, retryAfter, now)
 	if rec.Attempts >= c.cfg.MaxRetries {
-		return c.finish(tx, rec, h, t, storage.Failed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
+		return c.finish(tx, rec, t, storage.Failed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
 	}
 	rec.Error = why
 	c.event(Event{URL: rec.URL, State: "retry", Reason: why + ", host backs off until " + until.Format(time.TimeOnly)})
@@ -186,20 +182,15 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, h *hostState, t 
 	if err := tx.Enqueue(t.host, rec.URL); err != nil {
 		return err
 	}
-	h.enqueued(rec.URL, tx.LastSeq())
+	c.sched.Requeued(t.host, rec.URL, tx.LastSeq())
 	return nil
 }
 
 // backOff holds a host after a 5xx, 429, timeout or network error:
 // exponential in its consecutive failures, with jitter, and at least
 // Retry-After (capped at MaxHold).
-func (c *Crawler) backOff(h *hostState, host, why string, retryAfter time.Duration, now time.Time) time.Time {
-	h.rec.Failures++
-	h.rec.LastError = why
-	backoff := jitter(min(c.cfg.BackoffBase<<min(h.rec.Failures-1, 20), c.cfg.BackoffMax))
-	until := now.Add(max(backoff, min(retryAfter, c.cfg.MaxHold)))
-	h.rec.HoldUntil = until
-	c.sched.Hold(host, until, now)
+func (c *Crawler) backOff(host, why string, retryAfter time.Duration, now time.Time) time.Time {
+	until := c.sched.Fail(host, why, retryAfter, now)
 	c.log.Info("host backs off", "host", host, "until", until.Format(time.RFC3339), "why", why)
 	return until
 }

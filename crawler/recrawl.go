@@ -85,7 +85,7 @@ func (c *Crawler) requeue(tx *storage.Tx, rec *storage.URLRecord) error {
 	if err := tx.Enqueue(host, rec.URL); err != nil {
 		return err
 	}
-	c.queuedMore(host, c.host(host), rec.URL, tx.LastSeq())
+	c.queuedMore(host, rec.URL, tx.LastSeq())
 	return nil
 }
 

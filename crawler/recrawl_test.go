@@ -109,7 +109,7 @@ func TestNewerLastmodMakesPageDueEarly(t *testing.T) {
 	db.Update(func(tx *storage.Tx) error {
 		u, seq, _ := tx.Head("a.test")
 		tx.Dequeue("a.test", seq)
-		c.host("a.test").queued--
+		c.sched.Removed("a.test", 1)
 		return tx.PutURL(&storage.URLRecord{URL: u, State: storage.Fetched, FetchedAt: fetched, NextCheck: fetched.Add(time.Hour)}, storage.Queued)
 	})
 	for _, c2 := range []struct {

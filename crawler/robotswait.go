@@ -120,8 +120,8 @@ func (c *Crawler) onlyRobotsWaits(now time.Time) (waits []robotsWait, ok bool) {
 	if len(retrying) == 0 {
 		return nil, false
 	}
-	for name, h := range c.hosts {
-		if !h.hasWork() {
+	for name := range c.hosts {
+		if !c.hasWork(name) {
 			continue
 		}
 		o := retrying[name]

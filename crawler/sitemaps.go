@@ -78,7 +78,7 @@ func (c *Crawler) addSitemap(tx *storage.Tx, url, declaredBy, parent string, dep
 }
 
 // settleSitemap closes a sitemap without reading it.
-func (c *Crawler) settleSitemap(tx *storage.Tx, h *hostState, url, state, reason string) error {
+func (c *Crawler) settleSitemap(tx *storage.Tx, h *hostWork, url, state, reason string) error {
 	c.popSitemap(h, url)
 	rec, err := tx.GetSitemap(url)
 	if err != nil || rec == nil {
@@ -89,7 +89,7 @@ func (c *Crawler) settleSitemap(tx *storage.Tx, h *hostState, url, state, reason
 	return tx.PutSitemap(rec)
 }
 
-func (c *Crawler) popSitemap(h *hostState, url string) {
+func (c *Crawler) popSitemap(h *hostWork, url string) {
 	if len(h.sitemaps) > 0 && h.sitemaps[0] == url {
 		h.sitemaps = h.sitemaps[1:]
 	}
@@ -99,7 +99,7 @@ func (c *Crawler) popSitemap(h *hostState, url string) {
 // format admits the URLs that pass the sitemap's scope rule and the
 // crawl's scope. Everything happens in the batch's transaction, so a crash
 // before it commits leaves the sitemap pending, to be read again.
-func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time.Time) error {
+func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostWork, now time.Time) error {
 	t := r.task
 	rec, err := tx.GetSitemap(t.url)
 	if err != nil || rec == nil {
@@ -118,14 +118,14 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostState, now time
 			why = fmt.Sprintf("HTTP %d", r.page.Status)
 		}
 		rec.Attempts++
-		c.backOff(h, t.host, why, 0, now)
+		c.backOff(t.host, why, 0, now)
 		if rec.Attempts < c.cfg.MaxRetries {
 			rec.Error = why
 			return tx.PutSitemap(rec) // stays pending, at the head
 		}
 		return c.settleSitemap(tx, h, t.url, smFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
 	}
-	h.rec.Failures, h.rec.LastError = 0, ""
+	c.sched.Recovered(t.host)
 	c.popSitemap(h, t.url)
 	rec.FetchedAt, rec.Attempts = r.started.UTC(), rec.Attempts+1
 	switch p := r.page; {

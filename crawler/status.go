@@ -137,7 +137,7 @@ func (c *Crawler) liveStatus() (*Status, error) {
 		h := &st.PerHost[i]
 		if c.sched.InFlight(h.Host) {
 			h.InFlight = true
-		} else if hs := c.hosts[h.Host]; hs != nil && hs.hasWork() {
+		} else if c.hasWork(h.Host) {
 			h.NextRequest = c.sched.OpenAt(h.Host, now)
 		}
 		h.IntervalS = c.sched.Interval(h.Host).Seconds()

@@ -7,11 +7,19 @@
 //
 //   - Delay: the pure spacing formula (default, Crawl-delay, Request-rate,
 //     cap).
-//   - Scheduler: the in-memory per-host ready heap. Each host has a
-//     golang.org/x/time/rate limiter (burst 1, one token per interval), a
-//     hold (Retry-After, backoff) and an in-flight flag. Next answers "the
-//     next host whose slot is open, or how long until one is". Time is
-//     passed in, never read, so tests are deterministic.
+//   - Host: everything kept in memory about one authority, in one place:
+//     its queue counts, cursor and a short in-memory head of the URLs
+//     after it; its politeness slot (a golang.org/x/time/rate limiter
+//     with burst 1, a hold for Retry-After and backoff, the request in
+//     flight, its IP group); its consecutive failures. Record is what
+//     survives a restart (storage.HostRecord), RestoreHost reads it back.
+//   - Scheduler: owns every Host and is the only code that changes one;
+//     the crawler tells it what happened (Enqueued, Take, Settled,
+//     Removed, Returned, Fail, Started, Done, Committed) and asks Next
+//     for "the next host whose slot is open, or how long until one is".
+//     A host whose next URLs are only in a batch still being committed is
+//     not offered until Committed says that batch landed. Time is passed
+//     in, never read, so tests are deterministic.
 //   - Admitter: the rules that turn a discovered URL into a queued record,
 //     a skipped record with its reason, or nothing (out of scope, seen).
 //     Limits holds the page budgets and the trap guards (DefaultLimits has

@@ -20,7 +20,7 @@ type ipGroup struct {
 	inFlight int
 	lim      *rate.Limiter // start-to-start spacing across the group
 	last     time.Time     // start of the group's last request
-	parked   []*hostSlot   // hosts with work held back by the in-flight cap
+	parked   []*Host       // hosts with work held back by the in-flight cap
 }
 
 // SetIPLimits sets the limits each IP group gets: maxInFlight requests at
@@ -90,7 +90,7 @@ func (s *Scheduler) GroupInFlight(ip string) int {
 // its in-flight cap (then h is parked until a request of the group ends),
 // or inside the group's spacing (then h's place in the heap moves to when
 // the group opens).
-func (s *Scheduler) groupBlocks(h *hostSlot, now time.Time) bool {
+func (s *Scheduler) groupBlocks(h *Host, now time.Time) bool {
 	g := h.group
 	if g == nil {
 		return false
@@ -120,7 +120,7 @@ func groupOpen(g *ipGroup, now time.Time) time.Time {
 }
 
 // claimGroup counts a claimed request against h's group.
-func (s *Scheduler) claimGroup(h *hostSlot, now time.Time) {
+func (s *Scheduler) claimGroup(h *Host, now time.Time) {
 	g := h.group
 	h.flightGroup = g
 	if g == nil {
@@ -133,7 +133,7 @@ func (s *Scheduler) claimGroup(h *hostSlot, now time.Time) {
 
 // releaseGroup ends h's claim on its group; cancel also returns the
 // group's spacing token (no request was sent).
-func (s *Scheduler) releaseGroup(h *hostSlot, now time.Time, cancel bool) {
+func (s *Scheduler) releaseGroup(h *Host, now time.Time, cancel bool) {
 	g := h.flightGroup
 	h.flightGroup = nil
 	if g == nil {
@@ -153,7 +153,7 @@ func (s *Scheduler) releaseGroup(h *hostSlot, now time.Time, cancel bool) {
 
 // startedGroup moves the group's last start to when the request really
 // went out.
-func (s *Scheduler) startedGroup(h *hostSlot, t time.Time) {
+func (s *Scheduler) startedGroup(h *Host, t time.Time) {
 	g := h.flightGroup
 	if g == nil || !t.After(g.last) {
 		return
@@ -173,7 +173,7 @@ func (s *Scheduler) unpark(g *ipGroup, now time.Time) {
 	}
 }
 
-func (s *Scheduler) dropParked(g *ipGroup, h *hostSlot) {
+func (s *Scheduler) dropParked(g *ipGroup, h *Host) {
 	for i, p := range g.parked {
 		if p == h {
 			g.parked = append(g.parked[:i], g.parked[i+1:]...)

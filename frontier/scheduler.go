@@ -7,51 +7,47 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Scheduler is the per-host politeness schedule. The zero value is not
-// usable; call NewScheduler. Not safe for concurrent use.
+// Scheduler owns every host of the crawl (see Host) and the politeness
+// schedule over them. The zero value is not usable; call NewScheduler. Not
+// safe for concurrent use.
 type Scheduler struct {
-	hosts   map[string]*hostSlot
+	hosts   map[string]*Host
 	ready   slotHeap      // hosts with work, not in flight, by the time their slot opens
 	waited  time.Duration // politeness waits since the last TakeWaited
 	groups  map[string]*ipGroup
 	ipMax   int           // requests in flight per IP group; 0: no limit
 	ipDelay time.Duration // start-to-start spacing per IP group
-}
 
-type hostSlot struct {
-	name      string
-	lim       *rate.Limiter
-	interval  time.Duration
-	hold      time.Time
-	inFlight  bool
-	res       *rate.Reservation // the token taken by Next, returned by Cancel
-	last      time.Time         // start of the last request
-	prevLast  time.Time         // last before the current claim, for Cancel
-	hasWork   bool
-	openAt    time.Time // when its slot opens; heap key
-	wantSince time.Time // when it last became ready to go (for wait accounting)
-	index     int       // in ready, -1 if absent
-
-	group         *ipGroup          // the IP its requests connect to; nil until known
-	flightGroup   *ipGroup          // the group the request in flight counts against
-	gres          *rate.Reservation // the group's token taken by Next
-	prevGroupLast time.Time
-	parked        bool // held back by its group's in-flight cap, not in ready
-	keepSince     bool // re-entering ready after parking: keeps its place in line
+	doneGen  uint64  // the last batch of the state file known committed
+	awaiting []*Host // hosts whose next URLs wait for a batch to commit
+	backoff  Backoff
 }
 
 // NewScheduler returns an empty schedule.
 func NewScheduler() *Scheduler {
-	return &Scheduler{hosts: map[string]*hostSlot{}, groups: map[string]*ipGroup{}}
+	return &Scheduler{hosts: map[string]*Host{}, groups: map[string]*ipGroup{}}
 }
 
-func (s *Scheduler) slot(host string) *hostSlot {
+func (s *Scheduler) slot(host string) *Host {
 	h := s.hosts[host]
 	if h == nil {
-		h = &hostSlot{name: host, lim: rate.NewLimiter(rate.Inf, 1), index: -1}
+		h = &Host{name: host, lim: rate.NewLimiter(rate.Inf, 1), index: -1}
 		s.hosts[host] = h
 	}
 	return h
+}
+
+// Host returns host's state, creating it (no work, no spacing) on first use.
+func (s *Scheduler) Host(host string) *Host { return s.slot(host) }
+
+// Lookup returns host's state, or nil if the crawl has not met it.
+func (s *Scheduler) Lookup(host string) *Host { return s.hosts[host] }
+
+// Hosts calls fn for every host, in no particular order.
+func (s *Scheduler) Hosts(fn func(h *Host)) {
+	for _, h := range s.hosts {
+		fn(h)
+	}
 }
 
 // Margin is added to every spacing the Scheduler keeps: the gap a server
@@ -129,10 +125,20 @@ func (s *Scheduler) Hold(host string, until time.Time, now time.Time) {
 	}
 }
 
-// SetWork says whether a host has something to fetch.
+// SetWork says whether a host has something to fetch besides its queue
+// (which the Host counts itself): robots.txt redirect hops, sitemap files.
+// It also ends a Pause.
 func (s *Scheduler) SetWork(host string, has bool, now time.Time) {
 	h := s.slot(host)
-	h.hasWork = has
+	h.other, h.paused = has, false
+	s.update(h, now)
+}
+
+// Pause takes a host out of the schedule, whatever work it has, until the
+// next SetWork (its robots.txt is being fetched through another host).
+func (s *Scheduler) Pause(host string, now time.Time) {
+	h := s.slot(host)
+	h.paused = true
 	s.update(h, now)
 }
 
@@ -242,7 +248,7 @@ func (s *Scheduler) Waiting(now time.Time) int {
 	return n
 }
 
-func (h *hostSlot) nextOpen(now time.Time) time.Time {
+func (h *Host) nextOpen(now time.Time) time.Time {
 	t := now
 	if tokens := h.lim.TokensAt(now); tokens < 1 && h.lim.Limit() != rate.Inf {
 		need := time.Duration((1 - tokens) / float64(h.lim.Limit()) * float64(time.Second))
@@ -255,8 +261,8 @@ func (h *hostSlot) nextOpen(now time.Time) time.Time {
 }
 
 // update puts the host in, out of, or back into place in the ready heap.
-func (s *Scheduler) update(h *hostSlot, now time.Time) {
-	want := h.hasWork && !h.inFlight && !h.parked
+func (s *Scheduler) update(h *Host, now time.Time) {
+	want := h.hasWork(s.doneGen) && !h.inFlight && !h.parked
 	switch {
 	case !want && h.index >= 0:
 		heap.Remove(&s.ready, h.index)
@@ -273,19 +279,19 @@ func (s *Scheduler) update(h *hostSlot, now time.Time) {
 	}
 }
 
-func (s *Scheduler) removeReady(h *hostSlot) {
+func (s *Scheduler) removeReady(h *Host) {
 	if h.index >= 0 {
 		heap.Remove(&s.ready, h.index)
 	}
 }
 
-func (s *Scheduler) fixReady(h *hostSlot) {
+func (s *Scheduler) fixReady(h *Host) {
 	if h.index >= 0 {
 		heap.Fix(&s.ready, h.index)
 	}
 }
 
-type slotHeap []*hostSlot
+type slotHeap []*Host
 
 func (q slotHeap) Len() int { return len(q) }
 func (q slotHeap) Less(i, j int) bool {
@@ -304,7 +310,7 @@ func (q slotHeap) Swap(i, j int) {
 	q[i].index, q[j].index = i, j
 }
 func (q *slotHeap) Push(x any) {
-	h := x.(*hostSlot)
+	h := x.(*Host)
 	h.index = len(*q)
 	*q = append(*q, h)
 }

@@ -1,0 +1,351 @@
+package frontier
+
+import (
+	"errors"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// Host is everything the crawl keeps in memory about one authority
+// (host[:port]), in one place: its queue (counts and position), its
+// politeness slot (spacing, hold, the request in flight, its IP group) and
+// its backoff. The Scheduler owns every Host and is the only code that
+// changes one; the crawler reads them and tells the Scheduler what
+// happened. What must survive a restart is Record's projection of it,
+// written with each result, and RestoreHost reads it back.
+//
+// The queue itself lives in the state file (storage's per-host FIFO): a
+// Host holds its counts, the position of the last URL handed out, and a
+// short head of the URLs after it, so a host's next URL is usually known
+// without a read, including URLs queued in a batch not committed yet.
+type Host struct {
+	name string
+
+	// Queue.
+	queued  int    // URLs in its queue, as recorded (committed or not)
+	taken   int    // of those, URLs handed out and not recorded yet
+	cursor  uint64 // queue position of the last URL taken or settled: the next one comes after it
+	waitGen uint64 // its next URLs become visible once this batch commits
+	// ahead is the start of its queue after cursor, as recorded: read
+	// from the state file, or kept as URLs are queued. While it holds
+	// all of them (queued-taken), URLs queued are appended, so they can
+	// be handed out before their batch commits.
+	ahead  []QueueEntry
+	other  bool // work besides the queue (robots.txt hops, sitemaps)
+	paused bool // out of the schedule until the next SetWork
+
+	// Backoff.
+	failures  int    // consecutive 5xx/429/timeouts
+	lastError string // why it last backed off
+
+	// Politeness slot.
+	lim       *rate.Limiter
+	interval  time.Duration
+	hold      time.Time
+	inFlight  bool
+	res       *rate.Reservation // the token taken by Next, returned by Cancel
+	last      time.Time         // start of the last request
+	prevLast  time.Time         // last before the current claim, for Cancel
+	openAt    time.Time         // when its slot opens; heap key
+	wantSince time.Time         // when it last became ready to go (for wait accounting)
+	index     int               // in ready, -1 if absent
+
+	group         *ipGroup          // the IP its requests connect to; nil until known
+	flightGroup   *ipGroup          // the group the request in flight counts against
+	gres          *rate.Reservation // the group's token taken by Next
+	prevGroupLast time.Time
+	parked        bool // held back by its group's in-flight cap, not in ready
+	keepSince     bool // re-entering ready after parking: keeps its place in line
+}
+
+// QueueEntry is one URL of a host's queue and its position.
+type QueueEntry struct {
+	URL string
+	Seq uint64
+}
+
+// AheadMax bounds a host's in-memory queue head: memory per host, not per
+// queued URL.
+const AheadMax = 32
+
+// readAheadMax is how many queue entries LoadAhead reads at once.
+const readAheadMax = 8
+
+// Name is the host's authority.
+func (h *Host) Name() string { return h.name }
+
+// Queued is how many URLs its queue holds, as recorded.
+func (h *Host) Queued() int { return h.queued }
+
+// Taken is how many of them are handed out and not recorded yet.
+func (h *Host) Taken() int { return h.taken }
+
+// Cursor is the queue position of the last URL taken or settled.
+func (h *Host) Cursor() uint64 { return h.cursor }
+
+// Failures is its count of consecutive failed requests.
+func (h *Host) Failures() int { return h.failures }
+
+// Head returns the next URL of its queue after the cursor, if it is in
+// memory (see LoadAhead).
+func (h *Host) Head() (QueueEntry, bool) {
+	if len(h.ahead) == 0 {
+		return QueueEntry{}, false
+	}
+	return h.ahead[0], true
+}
+
+// HasQueued reports whether URLs of its queue wait to be handed out.
+func (h *Host) HasQueued() bool { return h.queued > h.taken }
+
+// hasWork reports whether the host has something it can start now, when
+// doneGen is the last batch committed: not while its only queued URLs are
+// in a batch still being committed (they cannot be read yet).
+func (h *Host) hasWork(doneGen uint64) bool {
+	if h.paused {
+		return false
+	}
+	return h.other || h.queued > h.taken && (len(h.ahead) > 0 || h.waitGen <= doneGen)
+}
+
+// enqueued keeps ahead whole when a URL joins the queue (before counting
+// it in queued).
+func (h *Host) enqueued(url string, seq uint64) {
+	if seq != 0 && len(h.ahead) < AheadMax && len(h.ahead) == h.queued-h.taken {
+		h.ahead = append(h.ahead, QueueEntry{url, seq})
+	}
+}
+
+// advance moves the cursor to seq: every queue entry up to it is taken or
+// settled.
+func (h *Host) advance(seq uint64) {
+	h.cursor = seq
+	i := 0
+	for i < len(h.ahead) && h.ahead[i].Seq <= seq {
+		i++
+	}
+	h.ahead = h.ahead[i:]
+	if len(h.ahead) == 0 {
+		h.ahead = nil
+	}
+}
+
+// Enqueued counts a URL just queued for host at position seq, in a batch
+// that may not be committed yet.
+func (s *Scheduler) Enqueued(host, url string, seq uint64, now time.Time) {
+	h := s.slot(host)
+	h.enqueued(url, seq)
+	h.queued++
+	s.update(h, now)
+}
+
+// Requeued counts a URL moved to the back of host's queue (a retry): the
+// count is unchanged, its new position seq.
+func (s *Scheduler) Requeued(host, url string, seq uint64) {
+	s.slot(host).enqueued(url, seq)
+}
+
+// Take hands out the queue entry at seq (the head): it stays counted in
+// queued until its result is recorded (Returned and Removed).
+func (s *Scheduler) Take(host string, seq uint64) {
+	h := s.slot(host)
+	h.taken++
+	h.advance(seq)
+}
+
+// Returned ends a taken URL's time out: its result is recorded.
+func (s *Scheduler) Returned(host string, now time.Time) {
+	h := s.slot(host)
+	h.taken = max(h.taken-1, 0)
+	s.update(h, now)
+}
+
+// Settled moves the cursor past seq, a URL settled without a request.
+func (s *Scheduler) Settled(host string, seq uint64, now time.Time) {
+	h := s.slot(host)
+	h.advance(seq)
+	s.update(h, now)
+}
+
+// Removed counts n URLs taken off host's queue in the batch being built.
+func (s *Scheduler) Removed(host string, n int) {
+	s.slot(host).queued -= n
+}
+
+// Dropped counts n URLs taken off host's queue out of order (its origin
+// gave up): its in-memory head is stale, so its next URLs are read again
+// once batch gen, which removes them, has committed (gen 0: at once).
+func (s *Scheduler) Dropped(host string, n int, gen uint64, now time.Time) {
+	h := s.slot(host)
+	h.queued -= n
+	h.ahead = nil
+	if gen > 0 {
+		s.waitFor(h, gen)
+	}
+	s.update(h, now)
+}
+
+// WaitFor says that host's next URLs are in batch gen, being committed:
+// it has no work it can start until Committed(gen).
+func (s *Scheduler) WaitFor(host string, gen uint64, now time.Time) {
+	h := s.slot(host)
+	s.waitFor(h, gen)
+	s.update(h, now)
+}
+
+func (s *Scheduler) waitFor(h *Host, gen uint64) {
+	h.waitGen = gen
+	s.awaiting = append(s.awaiting, h)
+}
+
+// Committed says every batch up to gen is in the state file: hosts waiting
+// for them get their turn.
+func (s *Scheduler) Committed(gen uint64, now time.Time) {
+	s.doneGen = gen
+	waiting := s.awaiting
+	s.awaiting = nil
+	for _, h := range waiting {
+		if h.waitGen > gen {
+			s.awaiting = append(s.awaiting, h)
+			continue
+		}
+		s.update(h, now)
+	}
+}
+
+// Unreadable reports whether host's next URLs wait for a batch to commit.
+func (s *Scheduler) Unreadable(host string) bool {
+	h := s.hosts[host]
+	return h != nil && h.waitGen > s.doneGen
+}
+
+// Recount sets host's queued count to what was handed out, when its queue
+// turned out shorter than counted; it reports whether it changed.
+func (s *Scheduler) Recount(host string, now time.Time) bool {
+	h := s.slot(host)
+	if h.queued <= h.taken {
+		return false
+	}
+	h.queued = h.taken
+	s.update(h, now)
+	return true
+}
+
+// LoadAhead reads the start of host's queue after its cursor from tx when
+// none is in memory, and returns the head.
+func (s *Scheduler) LoadAhead(tx *storage.Tx, host string) (QueueEntry, bool) {
+	h := s.slot(host)
+	if len(h.ahead) == 0 {
+		n := 0
+		tx.ForEachQueued(host, func(seq uint64, url string) error {
+			if seq <= h.cursor {
+				return nil
+			}
+			h.ahead = append(h.ahead, QueueEntry{url, seq})
+			if n++; n >= readAheadMax {
+				return errFound
+			}
+			return nil
+		})
+	}
+	return h.Head()
+}
+
+// HeadAfter returns the first entry of host's queue in tx after its
+// cursor, reading the state file (positions only grow: a URL queued again
+// goes to the tail, so everything at or before the cursor was taken or
+// settled already).
+func HeadAfter(tx *storage.Tx, host string, cursor uint64) (e QueueEntry, ok bool) {
+	tx.ForEachQueued(host, func(seq uint64, url string) error {
+		if seq <= cursor {
+			return nil
+		}
+		e, ok = QueueEntry{url, seq}, true
+		return errFound
+	})
+	return e, ok
+}
+
+// errFound ends a queue walk.
+var errFound = errors.New("found")
+
+// Backoff is how a host backs off after failed requests: Base doubled per
+// consecutive failure up to Max, each with Jitter applied, and at least
+// the server's Retry-After, itself capped at MaxHold.
+type Backoff struct {
+	Base, Max, MaxHold time.Duration
+	// Jitter spreads a backoff (nil: none), so hosts that failed together
+	// do not come back together.
+	Jitter func(time.Duration) time.Duration
+}
+
+// SetBackoff sets the backoff policy for failures from now on.
+func (s *Scheduler) SetBackoff(b Backoff) { s.backoff = b }
+
+// Fail records a failed request to host (5xx, 429, timeout, network
+// error) and holds the host: exponential in its consecutive failures, and
+// at least retryAfter. It returns until when.
+func (s *Scheduler) Fail(host, why string, retryAfter time.Duration, now time.Time) time.Time {
+	h := s.slot(host)
+	h.failures++
+	h.lastError = why
+	b := s.backoff
+	d := min(b.Base<<min(h.failures-1, 20), b.Max)
+	if b.Jitter != nil {
+		d = b.Jitter(d)
+	}
+	until := now.Add(max(d, min(retryAfter, b.MaxHold)))
+	s.Hold(host, until, now)
+	return until
+}
+
+// Recovered ends host's run of failures (a request succeeded).
+func (s *Scheduler) Recovered(host string) {
+	h := s.slot(host)
+	h.failures, h.lastError = 0, ""
+}
+
+// Record is the part of host's state that must survive a restart.
+func (s *Scheduler) Record(host string) storage.HostRecord {
+	h := s.slot(host)
+	r := storage.HostRecord{
+		LastRequest: h.last,
+		Interval:    h.interval.Seconds(),
+		HoldUntil:   h.hold,
+		Failures:    h.failures,
+		LastError:   h.lastError,
+	}
+	if h.group != nil {
+		r.IP = h.group.ip
+	}
+	return r
+}
+
+// RestoreHost brings back a host from its record and its queued count in
+// the state file. After a crash (crashed) its last request is taken to be
+// at now: one may have left just before the crash.
+func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, crashed bool, now time.Time) {
+	last := r.LastRequest
+	if crashed {
+		last = now
+	}
+	s.Restore(host, last, time.Duration(r.Interval*float64(time.Second)))
+	h := s.slot(host)
+	h.failures, h.lastError = r.Failures, r.LastError
+	h.queued = queued
+	s.Hold(host, r.HoldUntil, now)
+	s.SetGroup(host, r.IP, now)
+	s.update(h, now)
+}
+
+// QueuedTotal is the number of queued URLs over all hosts.
+func (s *Scheduler) QueuedTotal() int {
+	n := 0
+	for _, h := range s.hosts {
+		n += max(h.queued, 0)
+	}
+	return n
+}
