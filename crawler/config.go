@@ -57,6 +57,11 @@ type Config struct {
 	Observe func(Event)
 	// Metrics, if set, receives the crawl's Prometheus measurements.
 	Metrics *Metrics
+	// Node, if set, makes this crawl one node of a cluster (see Node): it
+	// admits through the cluster, serves only the hosts Node allows, and
+	// Run returns only when its context ends, not when the node's own
+	// frontier is empty (the cluster decides when the crawl is drained).
+	Node Node
 }
 
 // Event is one URL outcome, for progress displays.

@@ -33,6 +33,7 @@ type Crawler struct {
 	received     []result             // results back from workers, waiting to be recorded
 	pending      []*pendingPage       // link-heavy pages whose links are being admitted
 	flying       map[string]time.Time // hosts with a request in flight, and when it was handed out
+	fenced       map[string]bool      // hosts a cluster node may not serve now (see Node)
 	nextDue      time.Time            // earliest scheduled recrawl; zero if none
 	events       []Event              // outcomes of the transaction being built
 	batchArchive bool                 // the transaction being built records WARC captures
@@ -114,6 +115,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		hosts:    map[string]*hostWork{},
 		origins:  map[string]*originState{},
 		flying:   map[string]time.Time{},
+		fenced:   map[string]bool{},
 		control:  make(chan call),
 		stopped:  make(chan struct{}),
 	}
@@ -250,6 +252,10 @@ func (c *Crawler) addSeeds(seeds []string) error {
 
 // discover admits a candidate and, when it is queued, gives its host work.
 func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
+	if c.cfg.Node != nil && c.admit.InScope(cand.URL) {
+		c.cfg.Node.Divert(cand) // admitted by its shard's owner, through Admit
+		return nil
+	}
 	queued, err := c.admit.Admit(tx, cand)
 	if err != nil || !queued {
 		return err
@@ -339,7 +345,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if idle && wait > 0 {
 			c.noteRobotsWaits(c.cfg.Now())
 		}
-		if idle && wait < 0 && c.cfg.Recrawl <= 0 {
+		if idle && wait < 0 && c.cfg.Recrawl <= 0 && c.cfg.Node == nil {
 			c.log.Info("crawl drained")
 			return nil
 		}

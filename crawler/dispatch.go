@@ -45,6 +45,9 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 // next URL that cannot be fetched (robots.txt disallows it, or gave up) is
 // settled without a request and the slot handed back.
 func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
+	if c.fence(host, now) {
+		return task{}, false, nil
+	}
 	h := c.host(host)
 	if len(h.hops) > 0 {
 		t := h.hops[0]
@@ -65,6 +68,9 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		}
 		c.setWork(host, h)
 		return task{}, false, nil
+	}
+	if c.cfg.Node != nil && t.kind == taskPage && !c.cfg.Node.Holds(t.url) {
+		return task{}, false, c.released(h, t, now)
 	}
 	origin := originOf(t.url)
 	o := c.origins[origin]

@@ -88,7 +88,8 @@ type Config struct {
 	HTTP struct {
 		Listen string `mapstructure:"listen"`
 	} `mapstructure:"http"`
-	WARC warcConfig `mapstructure:"warc"`
+	WARC    warcConfig    `mapstructure:"warc"`
+	Cluster clusterConfig `mapstructure:"cluster"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -341,6 +342,7 @@ func (c *Config) Validate() error {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
 	errs = append(errs, c.WARC.validate()...)
+	errs = append(errs, c.validateCluster()...)
 	if len(errs) == 0 {
 		return nil
 	}

@@ -40,6 +40,9 @@ WARC files in warc.dir: one line per response or revisit record, sorted.`,
 				return err
 			}
 			write := export
+			if cfg.Cluster.enabled() {
+				write = func(cfg *Config, w io.Writer) error { return clusterExport(cmd.Context(), cfg, w) }
+			}
 			if format == "cdxj" {
 				write = func(cfg *Config, w io.Writer) error { return archive.Index(cfg.warcDir(), w) }
 			}

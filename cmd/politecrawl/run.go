@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -170,6 +171,11 @@ func (d *daemon) run() error {
 	if progress != nil {
 		cc.Observe = progress.observe
 	}
+	node, err := cfg.joinCluster(d.cmd.Context(), &cc, d.log, reg)
+	if err != nil {
+		return err
+	}
+	defer node.close() // after the engine stopped: its last outcomes go too
 	c, err := crawler.New(db, cc)
 	if err != nil {
 		return err
@@ -192,7 +198,13 @@ func (d *daemon) run() error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	crawlCtx, drained := context.WithCancel(ctx)
+	defer drained()
+	go func() { done <- c.Run(crawlCtx) }()
+	if node != nil {
+		// The whole crawl's end, not this node's frontier, stops a node.
+		node.run(ctx, c, db, drained, d.log)
+	}
 	if progress != nil {
 		stopProgress := progress.run(c)
 		defer stopProgress()

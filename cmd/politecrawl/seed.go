@@ -30,7 +30,13 @@ next run.`,
 			if err != nil {
 				return err
 			}
-			res, err := addSeeds(cmd, cfg, urls)
+			add := addSeeds
+			if cfg.Cluster.enabled() {
+				add = func(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedResult, error) {
+					return clusterSeed(cmd.Context(), cfg, urls)
+				}
+			}
+			res, err := add(cmd, cfg, urls)
 			if err != nil {
 				return err
 			}

@@ -31,6 +31,9 @@ over http.listen; without http.listen it says the file is in use.`,
 			if err != nil {
 				return err
 			}
+			if cfg.Cluster.enabled() {
+				return clusterStatus(cmd.Context(), cfg, stdout, asJSON)
+			}
 			st, err := getStatus(cfg)
 			if err != nil {
 				return err

@@ -122,6 +122,11 @@ func (m *Manager) acquire(ctx context.Context, shard int) {
 // fails, the lease expires after the TTL instead.
 func (m *Manager) release(ctx context.Context, l lease, reason string) {
 	m.lose(l, reason)
+	if m.before != nil {
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.tm.validUntil(l).Sub(m.now()))
+		m.before(bctx, l.shard)
+		cancel()
+	}
 	m.deleteOurs(ctx, l.key, l.rev)
 }
 

@@ -169,3 +169,41 @@ func pause(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	}
 }
+
+// heldAckWait is how long a node may hold a URL's message before the
+// server hands it out again: a URL's message stays unacknowledged from
+// admission to decision, which a host's queue can make long. A shard's new
+// owner does not wait for it: takeOver recreates the consumer.
+const heldAckWait = time.Hour
+
+// takeOver gives a shard's new owner every undecided message of the shard
+// at once: it recreates the shard's consumer, so that the messages the
+// previous owner held unacknowledged are delivered again now rather than
+// after their ack wait. Acks of the previous owner fail from here on.
+func (h *Handoff) takeOver(ctx context.Context, shard int) (jetstream.Consumer, error) {
+	name := fmt.Sprintf("shard-%d", shard)
+	if err := h.stream.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil, fmt.Errorf("handoff: reset consumer for shard %d: %w", shard, err)
+	}
+	cons, err := h.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       name,
+		FilterSubject: h.subject(shard),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       heldAckWait,
+		MaxAckPending: -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("handoff consumer for shard %d: %w", shard, err)
+	}
+	return cons, nil
+}
+
+// Pending reports how many URLs of the whole crawl are undecided: the
+// messages in the handoff stream (a message goes when its URL is decided).
+func (h *Handoff) Pending(ctx context.Context) (uint64, error) {
+	info, err := h.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("handoff stream: %w", err)
+	}
+	return info.State.Msgs, nil
+}

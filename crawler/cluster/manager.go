@@ -27,6 +27,11 @@ type ManagerOptions struct {
 	// order. It must return quickly (cancel a context, close a channel): the
 	// leases are not renewed while it runs.
 	OnEvent func(Event)
+	// BeforeRelease, if set, is called from Run's goroutine when this node
+	// hands a shard over on purpose (surplus, or Run stopping), after Lost
+	// and before the lease is deleted: the moment to write down the state
+	// the next owner needs. ctx ends with the lease's validity.
+	BeforeRelease func(ctx context.Context, shard int)
 	// Replicas is the replica count of the buckets if this node creates them
 	// (default 1; 3 on a three-server NATS cluster, which needs nats-server
 	// 2.11.0 or later: see ErrUnsafeServer).
@@ -46,6 +51,7 @@ type Manager struct {
 	now     func() time.Time
 	log     *slog.Logger
 	onEvent func(Event)
+	before  func(context.Context, int)
 	value   []byte // our stamp, written into every key we hold
 	session string
 
@@ -53,6 +59,7 @@ type Manager struct {
 
 	started atomic.Bool
 	crash   atomic.Bool // tests: exit without releasing, as a killed process would
+	renewed atomic.Int64
 
 	// Owned by Run's goroutine.
 	owned         map[int]lease
@@ -75,7 +82,7 @@ func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts Ma
 	if !cfg.Enabled() {
 		return nil, fmt.Errorf("cluster: neither cluster.nats nor cluster.embed is set")
 	}
-	m := &Manager{cfg: cfg, tm: newTiming(cfg.LeaseTTL), now: opts.Now, log: opts.Logger, onEvent: opts.OnEvent,
+	m := &Manager{cfg: cfg, tm: newTiming(cfg.LeaseTTL), now: opts.Now, log: opts.Logger, onEvent: opts.OnEvent, before: opts.BeforeRelease,
 		owned: make(map[int]lease), held: make(map[int]lease), knownMembers: make(map[string]bool)}
 	if m.now == nil {
 		m.now = time.Now
@@ -271,16 +278,23 @@ func (m *Manager) Owned() map[int]uint64 {
 	return out
 }
 
+// Renewals counts the lease renewals this Manager has written.
+func (m *Manager) Renewals() int64 { return m.renewed.Load() }
+
 // Owners reads which node holds which shard from the leases bucket, as any
 // node (or a status command) sees it. Shards without a live lease are absent.
 func (m *Manager) Owners(ctx context.Context) (map[int]string, error) {
-	entries, err := snapshot(ctx, m.leases)
+	return owners(ctx, m.leases, m.cfg.Shards)
+}
+
+func owners(ctx context.Context, leases kvStore, shards int) (map[int]string, error) {
+	entries, err := snapshot(ctx, leases)
 	if err != nil {
 		return nil, fmt.Errorf("read leases: %w", err)
 	}
 	out := make(map[int]string, len(entries))
 	for k, e := range entries {
-		if s, ok := keyShard(k, m.cfg.Shards); ok {
+		if s, ok := keyShard(k, shards); ok {
 			out[s] = parseStamp(e.Value()).Node
 		}
 	}

@@ -64,6 +64,7 @@ func (m *Manager) renew(ctx context.Context, l lease) {
 	})
 	switch {
 	case err == nil:
+		m.renewed.Add(1)
 		m.own(m.tm.written(l, rev, sent))
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		m.reconcile(ctx, l)

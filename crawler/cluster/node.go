@@ -1,0 +1,302 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// NodeOptions are a Node's dependencies; every zero value has a use.
+type NodeOptions struct {
+	Logger *slog.Logger
+	// Now is the clock host timing is read on (default time.Now).
+	Now func() time.Time
+	// Replicas of the streams and buckets this node creates (default 1).
+	Replicas int
+	// DefaultDelay is the crawl's politeness.default_delay: the least a
+	// shard's new owner waits before its first request to each host.
+	DefaultDelay time.Duration
+	// Seeds are handed to their shards when Run starts (the crawl decides
+	// each URL once, so every node may give them).
+	Seeds []string
+	// DrainChecks is how many checks in a row, DrainEvery apart, must find
+	// nothing undecided in the whole crawl before Run reports it drained
+	// (defaults 3 and 500ms).
+	DrainChecks int
+	DrainEvery  time.Duration
+	// HostSync is how often the timing of this node's hosts is written to
+	// the hosts bucket (default 1s).
+	HostSync time.Duration
+}
+
+// Node is one process's part of a clustered crawl: it implements
+// crawler.Node for its crawl engine. Every URL the engine discovers is
+// published to its host's shard; each shard's owner consumes its messages,
+// admits them to its own engine and holds each message unacknowledged
+// until the URL is decided, its record written to the records bucket and
+// the URLs it found published. So the stream always holds every undecided
+// URL of the crawl: a node that dies loses nothing (its shards' consumers
+// are recreated by the next owners, which get the messages again), and the
+// crawl is drained when the stream is empty.
+type Node struct {
+	cfg  Config
+	opts NodeOptions
+	log  *slog.Logger
+	now  func() time.Time
+
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	mgr     *Manager
+	hand    *Handoff
+	records jetstream.KeyValue
+	hosts   jetstream.KeyValue
+
+	crawl *crawler.Crawler
+	db    *storage.DB
+
+	mu      sync.Mutex
+	shards  map[int]*shardRun               // owned shards
+	held    map[string]heldMsg              // URL -> its undecided message, held by this node
+	pending map[string][]frontier.Candidate // URLs found by a held URL, published when it is decided
+	jobs    []job                           // for the finisher
+	wake    chan struct{}                   // a job was added
+	events  []Event                         // from the Manager, for the event loop
+	evWake  chan struct{}
+	busy    bool // the finisher is working on jobs taken off the list
+
+	mgrStop context.CancelFunc
+	mgrDone chan struct{}
+
+	sent, received, dups atomic.Int64
+}
+
+// shardRun is this node's ownership of one shard.
+type shardRun struct {
+	token    uint64
+	acquired time.Time
+	ready    atomic.Bool // caught up with the shard's messages: its hosts may be served
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// heldMsg is an undecided URL's message held by this node.
+type heldMsg struct {
+	msg   jetstream.Msg
+	shard int
+	token uint64
+	seq   uint64 // stream sequence: a redelivery has the same
+}
+
+// job is work for the finisher: URLs to publish, and, for a decided URL,
+// its record to write and its message to acknowledge.
+type job struct {
+	decided string // the URL decided; "" for publishing only
+	found   []frontier.Candidate
+}
+
+// DialNode connects to the crawl's NATS server(s) and prepares a Node:
+// the manager of its leases and the crawl's streams and buckets.
+func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.DrainChecks <= 0 {
+		opts.DrainChecks = 3
+	}
+	if opts.DrainEvery <= 0 {
+		opts.DrainEvery = 500 * time.Millisecond
+	}
+	if opts.HostSync <= 0 {
+		opts.HostSync = time.Second
+	}
+	n := &Node{cfg: cfg, opts: opts, log: opts.Logger.With("node", cfg.Node), now: opts.Now,
+		shards: map[int]*shardRun{}, held: map[string]heldMsg{}, pending: map[string][]frontier.Candidate{},
+		wake: make(chan struct{}, 1), evWake: make(chan struct{}, 1)}
+	nc, js, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n.nc, n.js = nc, js
+	fail := func(err error) (*Node, error) { nc.Close(); return nil, err }
+	n.mgr, err = NewManager(ctx, js, cfg, ManagerOptions{Now: opts.Now, Logger: opts.Logger, Replicas: opts.Replicas,
+		OnEvent: n.onEvent, BeforeRelease: n.beforeRelease})
+	if err != nil {
+		return fail(err)
+	}
+	if n.hand, err = NewHandoff(ctx, js, cfg.Name, cfg.Shards, HandoffOptions{Replicas: opts.Replicas}); err != nil {
+		return fail(err)
+	}
+	if n.records, n.hosts, err = crawlBuckets(ctx, js, cfg.Name, opts.Replicas); err != nil {
+		return fail(err)
+	}
+	return n, nil
+}
+
+// connect opens a NATS connection that keeps trying to reconnect.
+func connect(ctx context.Context, cfg Config) (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := nats.Connect(cfg.URLs(), nats.Name("politecrawl "+cfg.Node), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster: connect to %s: %w", cfg.URLs(), err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)
+	}
+	if _, err := js.AccountInfo(ctx); err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("cluster: %s has no JetStream: %w", cfg.URLs(), err)
+	}
+	return nc, js, nil
+}
+
+// Attach gives the node its crawl engine (created with this node as its
+// crawler.Config.Node) and the engine's state file. Call it before Run.
+func (n *Node) Attach(c *crawler.Crawler, db *storage.DB) { n.crawl, n.db = c, db }
+
+// Manager is the node's lease manager (for status and metrics).
+func (n *Node) Manager() *Manager { return n.mgr }
+
+// Divert implements crawler.Node: a URL the engine discovered goes to its
+// shard, after the URL it was found on is decided when this node holds
+// that one (so that a death in between finds the finder again, and with it
+// this URL), at once otherwise (seeds, sitemap entries).
+func (n *Node) Divert(c frontier.Candidate) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.held[c.Parent]; ok && c.Parent != "" {
+		n.pending[c.Parent] = append(n.pending[c.Parent], c)
+		return
+	}
+	n.addJob(job{found: []frontier.Candidate{c}})
+}
+
+// Serves implements crawler.Node: this node owns the host's shard and has
+// caught up with its messages.
+func (n *Node) Serves(host string) bool {
+	n.mu.Lock()
+	r := n.shards[Shard(host, n.cfg.Shards)]
+	n.mu.Unlock()
+	return r != nil && r.ready.Load()
+}
+
+// Holds implements crawler.Node.
+func (n *Node) Holds(url string) bool {
+	n.mu.Lock()
+	_, ok := n.held[url]
+	n.mu.Unlock()
+	return ok
+}
+
+// Observe takes the engine's committed outcomes (crawler.Config.Observe):
+// a held URL's final outcome makes a job for the finisher.
+func (n *Node) Observe(e crawler.Event) {
+	if e.State == "retry" || e.Reason == crawler.ReleasedReason {
+		return // not decided; or dropped here because another node has it
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	found := n.pending[e.URL]
+	delete(n.pending, e.URL)
+	if _, ok := n.held[e.URL]; !ok {
+		return // handled by another node now; it will find these again
+	}
+	n.addJob(job{decided: e.URL, found: found})
+}
+
+// addJob queues a job for the finisher; n.mu is held.
+func (n *Node) addJob(j job) {
+	n.jobs = append(n.jobs, j)
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// onEvent is the Manager's OnEvent, on its goroutine: ownership changes
+// take effect for Serves and Holds at once (a Lost comes before the lease
+// can pass on); the rest happens on the event loop.
+func (n *Node) onEvent(e Event) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.Kind == Lost {
+		if r := n.shards[e.Shard]; r != nil && r.token == e.Token {
+			r.ready.Store(false)
+			delete(n.shards, e.Shard)
+			if e.Reason != "surplus" && e.Reason != "released" {
+				// Not handed over on purpose: the lease may pass on at
+				// any moment, and with it the shard's messages.
+				n.forget(e.Shard)
+			}
+			r.cancel()
+		}
+	}
+	n.events = append(n.events, e)
+	select {
+	case n.evWake <- struct{}{}:
+	default:
+	}
+}
+
+// forget drops what this node held of a shard: the next owner gets the
+// messages again. n.mu is held.
+func (n *Node) forget(shard int) {
+	for url, h := range n.held {
+		if h.shard == shard {
+			delete(n.held, url)
+			delete(n.pending, url)
+		}
+	}
+}
+
+// Run takes part in the crawl until it is drained (every URL of the whole
+// crawl decided: Run returns nil) or ctx ends (Run returns ctx's error).
+// The caller then stops its engine and calls Close. Run hands the seeds to
+// their shards first.
+func (n *Node) Run(ctx context.Context) error {
+	if n.crawl == nil {
+		return errors.New("cluster: Run before Attach")
+	}
+	mctx, stopMgr := context.WithCancel(context.WithoutCancel(ctx))
+	n.mgrStop = stopMgr
+	n.mgrDone = make(chan struct{})
+	go func() {
+		defer close(n.mgrDone)
+		if err := n.mgr.Run(mctx); err != nil {
+			n.log.Error("lease manager", "err", err)
+		}
+	}()
+	var seeds []frontier.Candidate
+	for _, s := range n.opts.Seeds {
+		u, err := urlnorm.Normalise(s)
+		if err != nil {
+			continue // the engine refused it already
+		}
+		seeds = append(seeds, frontier.Candidate{URL: u, Via: "seed"})
+	}
+	if err := n.publish(ctx, seeds); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	wctx, stop := context.WithCancel(ctx)
+	defer func() { stop(); wg.Wait() }()
+	wg.Go(func() { n.finisher(wctx) })
+	wg.Go(func() { n.eventLoop(wctx) })
+	wg.Go(func() { n.syncHosts(wctx) })
+	return n.waitDrained(ctx)
+}

@@ -1,0 +1,607 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// publish hands URLs to their shards and waits until the server has
+// stored them all. The message ID is the URL, so that the server drops a
+// URL published twice within its duplicate window.
+func (n *Node) publish(ctx context.Context, cands []frontier.Candidate) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	futures := make([]jetstream.PubAckFuture, 0, len(cands))
+	for _, c := range cands {
+		b, _ := json.Marshal(toWire(c))
+		shard := Shard(urlnorm.Authority(c.URL), n.cfg.Shards)
+		f, err := n.js.PublishAsync(n.hand.subject(shard), b, jetstream.WithMsgID(urlKey(c.URL)))
+		if err != nil {
+			return fmt.Errorf("hand over %s: %w", c.URL, err)
+		}
+		futures = append(futures, f)
+	}
+	if err := wait(ctx, futures); err != nil {
+		return fmt.Errorf("hand over URLs: %w", err)
+	}
+	n.sent.Add(int64(len(cands)))
+	return nil
+}
+
+// wait waits for every publish to be stored.
+func wait(ctx context.Context, futures []jetstream.PubAckFuture) error {
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// finisher publishes what the engine found and completes decided URLs, in
+// the order the engine reported them: found URLs are stored, then the
+// decided URL's record, then its message is acknowledged. A failure leaves
+// the jobs to try again; a message never acknowledged comes back to the
+// shard's next owner, which finds the URL decided or decides it again.
+func (n *Node) finisher(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.wake:
+		}
+		for {
+			n.mu.Lock()
+			jobs := n.jobs
+			n.jobs = nil
+			n.busy = len(jobs) > 0
+			n.mu.Unlock()
+			if len(jobs) == 0 {
+				break
+			}
+			for ctx.Err() == nil {
+				err := n.finish(ctx, jobs)
+				if err == nil {
+					break
+				}
+				n.log.Warn("cluster: hand over results; retrying", "err", err)
+				pause(ctx, time.Second)
+			}
+			n.mu.Lock()
+			n.busy = false
+			n.mu.Unlock()
+		}
+	}
+}
+
+// finish completes a list of jobs (see finisher).
+func (n *Node) finish(ctx context.Context, jobs []job) error {
+	var found []frontier.Candidate
+	var decided []string
+	for _, j := range jobs {
+		found = append(found, j.found...)
+		if j.decided != "" {
+			decided = append(decided, j.decided)
+		}
+	}
+	if err := n.publish(ctx, found); err != nil {
+		return err
+	}
+	recs, err := n.localRecords(decided)
+	if err != nil {
+		return err
+	}
+	if err := n.putRecords(ctx, recs); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	var msgs []jetstream.Msg
+	for _, url := range decided {
+		if h, ok := n.held[url]; ok {
+			msgs = append(msgs, h.msg)
+			delete(n.held, url)
+		}
+	}
+	n.mu.Unlock()
+	for _, m := range msgs {
+		_ = m.Ack() // a lost ack: delivered again, found decided
+	}
+	return nil
+}
+
+// localRecords reads the committed records of decided URLs.
+func (n *Node) localRecords(urls []string) ([]*storage.URLRecord, error) {
+	out := make([]*storage.URLRecord, 0, len(urls))
+	err := n.db.View(func(tx *storage.Tx) error {
+		for _, u := range urls {
+			r, err := tx.GetURL(u)
+			if err != nil {
+				return err
+			}
+			if r != nil && r.State != storage.Queued {
+				out = append(out, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read decided records: %w", err)
+	}
+	return out, nil
+}
+
+// putRecords writes decided records to the crawl's records bucket.
+func (n *Node) putRecords(ctx context.Context, recs []*storage.URLRecord) error {
+	futures := make([]jetstream.PubAckFuture, 0, len(recs))
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", r.URL, err)
+		}
+		f, err := n.js.PublishAsync("$KV."+RecordsBucket(n.cfg.Name)+"."+urlKey(r.URL), b)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", r.URL, err)
+		}
+		futures = append(futures, f)
+	}
+	if err := wait(ctx, futures); err != nil {
+		return fmt.Errorf("write records: %w", err)
+	}
+	return nil
+}
+
+// eventLoop starts and stops shard work as the Manager reports ownership.
+func (n *Node) eventLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.evWake:
+		}
+		n.mu.Lock()
+		evs := n.events
+		n.events = nil
+		n.mu.Unlock()
+		for _, e := range evs {
+			if e.Kind == Acquired {
+				n.startShard(ctx, e)
+			}
+		}
+	}
+}
+
+// startShard begins serving a shard just acquired.
+func (n *Node) startShard(ctx context.Context, e Event) {
+	if !n.mgr.Holds(e.Shard, e.Token) {
+		return // lost again already
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	r := &shardRun{token: e.Token, acquired: n.now(), cancel: cancel, done: make(chan struct{})}
+	n.mu.Lock()
+	if old := n.shards[e.Shard]; old != nil {
+		old.cancel()
+	}
+	n.shards[e.Shard] = r
+	n.mu.Unlock()
+	go func() {
+		defer close(r.done)
+		n.serveShard(sctx, e.Shard, r)
+	}()
+}
+
+// serveShard takes over a shard's messages, catches up with all of them,
+// lets the engine serve the shard's hosts (after the previous owner's
+// last requests), and then admits what arrives until the shard is lost.
+func (n *Node) serveShard(ctx context.Context, shard int, r *shardRun) {
+	var cons jetstream.Consumer
+	for ctx.Err() == nil {
+		var err error
+		if cons, err = n.hand.takeOver(ctx, shard); err == nil {
+			break
+		}
+		n.log.Warn("cluster: take over shard", "shard", shard, "err", err)
+		pause(ctx, time.Second)
+	}
+	for ctx.Err() == nil {
+		got, err := n.admitBatch(ctx, cons, shard, r)
+		if err != nil {
+			if ctx.Err() == nil {
+				n.log.Warn("cluster: admit", "shard", shard, "err", err)
+				pause(ctx, 250*time.Millisecond)
+			}
+			continue
+		}
+		if !r.ready.Load() && got < handoffBatch && n.caughtUp(ctx, cons) {
+			if err := n.open(ctx, shard, r); err != nil {
+				if ctx.Err() == nil {
+					n.log.Warn("cluster: open shard", "shard", shard, "err", err)
+				}
+				continue
+			}
+		}
+	}
+}
+
+// handoffBatch is how many messages one admission takes.
+const handoffBatch = 256
+
+// caughtUp reports whether every message of the shard has been delivered
+// to this owner.
+func (n *Node) caughtUp(ctx context.Context, cons jetstream.Consumer) bool {
+	info, err := cons.Info(ctx)
+	return err == nil && info.NumPending == 0
+}
+
+// open lets the engine serve a caught-up shard: each known host of the
+// shard first waits out the previous owner's last request.
+func (n *Node) open(ctx context.Context, shard int, r *shardRun) error {
+	timings, err := n.shardTimings(ctx, shard)
+	if err != nil {
+		return err
+	}
+	until := make(map[string]time.Time, len(timings))
+	for _, t := range timings {
+		until[t.Host] = t.earliest(r.acquired, n.opts.DefaultDelay)
+	}
+	if err := n.crawl.HoldHosts(ctx, until); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	owned := n.shards[shard] == r
+	n.mu.Unlock()
+	if !owned {
+		return nil
+	}
+	r.ready.Store(true)
+	n.log.Info("cluster: serving shard", "shard", shard, "hosts_timed", len(until), "held", n.heldCount())
+	return n.crawl.Serve(ctx, func(string) time.Duration { return n.opts.DefaultDelay })
+}
+
+func (n *Node) heldCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.held)
+}
+
+// shardTimings reads the hosts bucket's entries for a shard.
+func (n *Node) shardTimings(ctx context.Context, shard int) ([]hostTiming, error) {
+	w, err := n.hosts.Watch(ctx, fmt.Sprintf("%d.*", shard), jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("read host timing of shard %d: %w", shard, err)
+	}
+	defer w.Stop()
+	var out []hostTiming
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case e := <-w.Updates():
+			if e == nil {
+				return out, nil
+			}
+			var t hostTiming
+			if json.Unmarshal(e.Value(), &t) == nil && t.Host != "" {
+				out = append(out, t)
+			}
+		}
+	}
+}
+
+// admitBatch fetches and admits up to handoffBatch messages of a shard. A
+// URL decided already is acknowledged; a new one is admitted to the engine
+// and its message held until the URL is decided.
+func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard int, r *shardRun) (int, error) {
+	fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	batch, err := cons.Fetch(handoffBatch, jetstream.FetchContext(fctx))
+	if err != nil {
+		return 0, err
+	}
+	var msgs []jetstream.Msg
+	for m := range batch.Messages() {
+		msgs = append(msgs, m)
+	}
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	n.received.Add(int64(len(msgs)))
+	type arrival struct {
+		msg  jetstream.Msg
+		seq  uint64
+		cand frontier.Candidate
+	}
+	var fresh []arrival
+	inBatch := map[string]bool{}
+	n.mu.Lock()
+	for _, m := range msgs {
+		w, err := decodeWire(m.Data())
+		if err != nil {
+			n.log.Warn("cluster: dropping a message that is no URL", "shard", shard, "err", err)
+			_ = m.Term()
+			continue
+		}
+		var seq uint64
+		if md, err := m.Metadata(); err == nil {
+			seq = md.Sequence.Stream
+		}
+		if h, ok := n.held[w.URL]; ok {
+			if h.seq == seq {
+				h.msg = m // delivered again (its ack wait passed): keep the new handle
+				n.held[w.URL] = h
+			} else {
+				n.dups.Add(1)
+				_ = m.Ack() // the URL is held already, under another message
+			}
+			continue
+		}
+		if inBatch[w.URL] {
+			n.dups.Add(1)
+			_ = m.Ack() // twice in this batch
+			continue
+		}
+		inBatch[w.URL] = true
+		fresh = append(fresh, arrival{msg: m, seq: seq, cand: w.candidate()})
+	}
+	n.mu.Unlock()
+	// Decided anywhere in the crawl: nothing to do.
+	var undecided []arrival
+	for _, a := range fresh {
+		_, err := n.records.Get(ctx, urlKey(a.cand.URL))
+		switch {
+		case err == nil:
+			_ = a.msg.Ack()
+		case isNotFound(err):
+			undecided = append(undecided, a)
+		default:
+			return len(msgs), fmt.Errorf("look up %s: %w", a.cand.URL, err)
+		}
+	}
+	if len(undecided) == 0 {
+		return len(msgs), nil
+	}
+	// Held from before the engine queues them: it fetches only held URLs.
+	cands := make([]frontier.Candidate, len(undecided))
+	n.mu.Lock()
+	if n.shards[shard] != r {
+		n.mu.Unlock()
+		return len(msgs), nil // lost meanwhile: the next owner gets them
+	}
+	for i, a := range undecided {
+		cands[i] = a.cand
+		n.held[a.cand.URL] = heldMsg{msg: a.msg, shard: shard, token: r.token, seq: a.seq}
+	}
+	n.mu.Unlock()
+	adm, err := n.crawl.Admit(ctx, cands)
+	if err != nil {
+		n.mu.Lock()
+		for _, c := range cands {
+			delete(n.held, c.URL)
+		}
+		n.mu.Unlock()
+		return len(msgs), err
+	}
+	var decided []*storage.URLRecord
+	var again []frontier.Candidate
+	var acks []jetstream.Msg
+	n.mu.Lock()
+	for i, a := range adm {
+		m := undecided[i]
+		if !a.Queued {
+			delete(n.held, a.URL)
+		}
+		switch {
+		case a.Queued:
+		case a.OutOfScope:
+			acks = append(acks, m.msg)
+		case a.Record != nil:
+			// Decided here before (under an earlier ownership) but not
+			// written down: write it now, with what it found.
+			decided = append(decided, a.Record)
+			again = append(again, foundBy(a.Record)...)
+			acks = append(acks, m.msg)
+		}
+	}
+	n.mu.Unlock()
+	if err := n.publish(ctx, again); err != nil {
+		return len(msgs), err
+	}
+	if err := n.putRecords(ctx, decided); err != nil {
+		return len(msgs), err
+	}
+	for _, m := range acks {
+		_ = m.Ack()
+	}
+	return len(msgs), nil
+}
+
+// foundBy lists what a decided page found, from its record: its links.
+func foundBy(r *storage.URLRecord) []frontier.Candidate {
+	if r.State != storage.Fetched || r.NoFollow {
+		return nil
+	}
+	out := make([]frontier.Candidate, 0, len(r.Links))
+	for _, l := range r.Links {
+		if u, err := urlnorm.Normalise(l); err == nil {
+			out = append(out, frontier.Candidate{URL: u, Depth: r.Depth + 1, Via: "link", Parent: r.URL})
+		}
+	}
+	return out
+}
+
+// syncHosts writes the timing of the hosts this node serves to the hosts
+// bucket, every HostSync, for the next owner of their shards.
+func (n *Node) syncHosts(ctx context.Context) {
+	t := time.NewTicker(n.opts.HostSync)
+	defer t.Stop()
+	last := map[string]hostTiming{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n.writeTimings(ctx, n.Serves, last)
+	}
+}
+
+// writeTimings writes the timing of the hosts that match, skipping those
+// unchanged since last (when given).
+func (n *Node) writeTimings(ctx context.Context, match func(string) bool, last map[string]hostTiming) {
+	recs, err := n.crawl.HostRecords(ctx, match)
+	if errors.Is(err, crawler.ErrNotRunning) {
+		recs, err = n.storedHosts(match)
+	}
+	if err != nil {
+		n.log.Warn("cluster: read host timing", "err", err)
+		return
+	}
+	var futures []jetstream.PubAckFuture
+	for host, rec := range recs {
+		t := timingOf(host, rec)
+		if last != nil && last[host] == t {
+			continue
+		}
+		b, _ := json.Marshal(t)
+		f, err := n.js.PublishAsync("$KV."+HostsBucket(n.cfg.Name)+"."+hostKey(Shard(host, n.cfg.Shards), host), b)
+		if err != nil {
+			n.log.Warn("cluster: write host timing", "host", host, "err", err)
+			return
+		}
+		futures = append(futures, f)
+		if last != nil {
+			last[host] = t
+		}
+	}
+	if err := wait(ctx, futures); err != nil {
+		n.log.Warn("cluster: write host timing", "err", err)
+	}
+}
+
+// storedHosts reads host timing from the state file (the engine stopped).
+func (n *Node) storedHosts(match func(string) bool) (map[string]storage.HostRecord, error) {
+	out := map[string]storage.HostRecord{}
+	err := n.db.View(func(tx *storage.Tx) error {
+		return tx.ForEachHost(func(host string, r storage.HostRecord) error {
+			if match(host) {
+				out[host] = r
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// beforeRelease runs before this node deletes a shard's lease on purpose
+// (Serves is false for it already): the shard's requests in flight come
+// back and are recorded, their outcomes handed over (records written,
+// messages acknowledged), and the hosts' timing written for the next
+// owner, all within the lease's validity. Whatever is not done by then
+// the next owner does again.
+func (n *Node) beforeRelease(ctx context.Context, shard int) {
+	// The Manager renews no lease meanwhile: keep it short.
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL/8)
+	defer cancel()
+	match := func(host string) bool { return Shard(host, n.cfg.Shards) == shard }
+	for ctx.Err() == nil {
+		busy, err := n.crawl.InFlight(ctx, match)
+		if err != nil || busy == 0 {
+			break
+		}
+		pause(ctx, 10*time.Millisecond)
+	}
+	for ctx.Err() == nil {
+		n.mu.Lock()
+		idle := len(n.jobs) == 0 && !n.busy
+		n.mu.Unlock()
+		if idle {
+			break
+		}
+		pause(ctx, 10*time.Millisecond)
+	}
+	n.writeTimings(ctx, match, nil)
+	n.mu.Lock()
+	n.forget(shard)
+	n.mu.Unlock()
+}
+
+// waitDrained returns nil once the whole crawl has nothing undecided on
+// DrainChecks checks in a row and this node has nothing left to hand
+// over.
+func (n *Node) waitDrained(ctx context.Context) error {
+	t := time.NewTicker(n.opts.DrainEvery)
+	defer t.Stop()
+	streak := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		n.mu.Lock()
+		idle := len(n.jobs) == 0 && !n.busy && len(n.held) == 0
+		n.mu.Unlock()
+		left, err := n.hand.Pending(ctx)
+		if err != nil || !idle || left > 0 {
+			streak = 0
+			continue
+		}
+		if streak++; streak >= n.opts.DrainChecks {
+			n.log.Info("cluster: crawl drained")
+			return nil
+		}
+	}
+}
+
+// Close hands this node's shards over (their hosts' timing written, their
+// leases deleted) and disconnects. Stop the engine first: its last
+// outcomes are then handed over too, within ctx.
+func (n *Node) Close(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		n.mu.Lock()
+		idle := len(n.jobs) == 0 && !n.busy
+		jobs := n.jobs
+		n.jobs = nil
+		n.mu.Unlock()
+		if idle {
+			break
+		}
+		if len(jobs) > 0 {
+			if err := n.finish(ctx, jobs); err != nil {
+				n.log.Warn("cluster: hand over last results", "err", err)
+				break
+			}
+		} else {
+			pause(ctx, 20*time.Millisecond)
+		}
+	}
+	if n.mgrStop != nil {
+		n.mgrStop()
+		<-n.mgrDone
+	}
+	_ = n.nc.Drain()
+}
+
+// Owned lists the shards this node serves (for status).
+func (n *Node) Owned() map[int]uint64 { return maps.Clone(n.mgr.Owned()) }
+
+// Counts reports the node's hand-over counters: URLs published, messages
+// received, duplicates dropped, URLs held undecided.
+func (n *Node) Counts() (sent, received, dups int64, held int) {
+	return n.sent.Load(), n.received.Load(), n.dups.Load(), n.heldCount()
+}

@@ -1,0 +1,132 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// The crawl's shared state in JetStream, besides the leases:
+//
+//	politecrawl_<crawl>_handoff  stream: one message per undecided URL,
+//	                             on the subject of its host's shard
+//	politecrawl_<crawl>_records  KV: URL hash -> the decided URL's record
+//	                             (JSON, as the export writes it); the
+//	                             crawl-wide "decided once" set
+//	politecrawl_<crawl>_hosts    KV: <shard>.<host hash> -> host timing
+//	                             (last request, interval, hold), what a
+//	                             shard's next owner waits on
+
+// RecordsBucket names the crawl's decided-records bucket.
+func RecordsBucket(crawl string) string { return "politecrawl_" + crawl + "_records" }
+
+// HostsBucket names the crawl's host-timing bucket.
+func HostsBucket(crawl string) string { return "politecrawl_" + crawl + "_hosts" }
+
+// urlKey is a URL's key in the records bucket (KV keys allow few
+// characters, and URLs may be long).
+func urlKey(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return hex.EncodeToString(sum[:20])
+}
+
+// hostKey is a host's key in the hosts bucket: its shard first, so that a
+// new owner reads its shard's hosts with one filter.
+func hostKey(shard int, host string) string {
+	sum := sha256.Sum256([]byte(host))
+	return fmt.Sprintf("%d.%s", shard, hex.EncodeToString(sum[:12]))
+}
+
+// wireURL is a handed-off URL: a frontier.Candidate.
+type wireURL struct {
+	URL       string    `json:"u"`
+	Depth     int       `json:"d,omitempty"`
+	Via       string    `json:"v,omitempty"`
+	Parent    string    `json:"p,omitempty"`
+	Redirects int       `json:"r,omitempty"`
+	Lastmod   time.Time `json:"m,omitzero"`
+}
+
+func toWire(c frontier.Candidate) wireURL {
+	return wireURL{URL: c.URL, Depth: c.Depth, Via: c.Via, Parent: c.Parent, Redirects: c.Redirects, Lastmod: c.Lastmod}
+}
+
+func (w wireURL) candidate() frontier.Candidate {
+	return frontier.Candidate{URL: w.URL, Depth: w.Depth, Via: w.Via, Parent: w.Parent, Redirects: w.Redirects, Lastmod: w.Lastmod}
+}
+
+// decodeWire reads a handed-off URL; a message that is not one (garbage on
+// the subject) is an error, and its URL must be a normal http(s) URL.
+func decodeWire(b []byte) (wireURL, error) {
+	var w wireURL
+	if err := json.Unmarshal(b, &w); err != nil {
+		return w, fmt.Errorf("handoff message: %w", err)
+	}
+	n, err := urlnorm.Normalise(w.URL)
+	if err != nil {
+		return w, fmt.Errorf("handoff message: %w", err)
+	}
+	w.URL = n
+	return w, nil
+}
+
+// hostTiming is a host's entry in the hosts bucket.
+type hostTiming struct {
+	Host        string    `json:"host"`
+	LastRequest time.Time `json:"last_request,omitzero"`
+	Interval    float64   `json:"interval_s,omitempty"`
+	HoldUntil   time.Time `json:"hold_until,omitzero"`
+}
+
+// earliest is the first instant a new owner that took the shard at
+// acquired may send host a request. The lease gap already separates it
+// from the last owner's requests when that owner died; when it handed the
+// shard over, its last request may be recent, so a full interval from the
+// take-over is kept in every case (and the host's hold, if longer).
+func (h hostTiming) earliest(acquired time.Time, floor time.Duration) time.Time {
+	d := max(time.Duration(h.Interval*float64(time.Second)), floor)
+	t := acquired.Add(d)
+	if next := h.LastRequest.Add(d); next.After(t) {
+		t = next
+	}
+	if h.HoldUntil.After(t) {
+		t = h.HoldUntil
+	}
+	return t
+}
+
+func timingOf(host string, r storage.HostRecord) hostTiming {
+	return hostTiming{Host: host, LastRequest: r.LastRequest, Interval: r.Interval, HoldUntil: r.HoldUntil}
+}
+
+// crawlStreams opens (creating if missing) the records and hosts buckets.
+func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int) (records, hosts jetstream.KeyValue, err error) {
+	open := func(name, desc string) (jetstream.KeyValue, error) {
+		kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bucket %s: %w", name, err)
+		}
+		return kv, nil
+	}
+	if records, err = open(RecordsBucket(crawl), "politecrawl: decided URLs"); err != nil {
+		return nil, nil, err
+	}
+	if hosts, err = open(HostsBucket(crawl), "politecrawl: host timing by shard"); err != nil {
+		return nil, nil, err
+	}
+	return records, hosts, nil
+}
+
+// isNotFound reports a KV miss.
+func isNotFound(err error) bool { return errors.Is(err, jetstream.ErrKeyNotFound) }

@@ -1,0 +1,222 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// Node makes a crawl one node of a cluster (crawler/cluster implements it).
+// The crawl then admits no URL on its own: every URL it discovers in scope
+// goes to Divert, which hands it to the node owning its host; URLs come in
+// through Admit. It fetches only hosts that Serves allows (their shard is
+// leased to this node) and only queued URLs that Holds confirms (this node
+// holds the URL's undecided message), so that a URL queued here under an
+// earlier ownership of its shard, and decided elsewhere since, is dropped
+// rather than fetched twice.
+//
+// The methods are called on the coordinator goroutine and must not block.
+type Node interface {
+	Divert(c frontier.Candidate)
+	Serves(host string) bool
+	Holds(url string) bool
+}
+
+// ReleasedReason is the Error of a URL record that a node dropped from its
+// queue because it no longer holds the URL (see Node). Admit queues such a
+// URL again when it comes back.
+const ReleasedReason = "cluster: handled by another node"
+
+// Admission is what Admit made of one URL.
+type Admission struct {
+	URL string
+	// Queued: the URL is in this node's queue (newly, or already).
+	Queued bool
+	// Record is the URL's decided record when it was decided before, here,
+	// or was refused at admission (skipped by a limit). Nil when Queued, or
+	// when the URL is outside the scope (Scope false).
+	Record *storage.URLRecord
+	// OutOfScope: the URL is outside this crawl's host scope; nothing was
+	// recorded.
+	OutOfScope bool
+}
+
+// Admit admits URLs that the cluster hands to this node. A URL seen before
+// is reported as it stands (queued, or its decided record); one dropped
+// when its shard moved away (ReleasedReason) is queued again.
+func (c *Crawler) Admit(ctx context.Context, cands []frontier.Candidate) ([]Admission, error) {
+	var out []Admission
+	var err error
+	if e := c.do(ctx, func() { out, err = c.admitList(cands) }); e != nil {
+		return nil, e
+	}
+	return out, err
+}
+
+func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
+	out := make([]Admission, 0, len(cands))
+	err := c.updateAlone(func(tx *storage.Tx) error {
+		out = out[:0]
+		for _, cand := range cands {
+			a, err := c.admitOne(tx, cand)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, error) {
+	a := Admission{URL: cand.URL}
+	if !c.admit.InScope(cand.URL) {
+		a.OutOfScope = true
+		return a, nil
+	}
+	rec, err := tx.GetURL(cand.URL)
+	if err != nil {
+		return a, err
+	}
+	host := urlnorm.Authority(cand.URL)
+	switch {
+	case rec == nil:
+		queued, err := c.admit.Admit(tx, cand)
+		if err != nil {
+			return a, err
+		}
+		if queued {
+			c.queuedMore(host, cand.URL, tx.LastSeq())
+			a.Queued = true
+			return a, nil
+		}
+		rec, err = tx.GetURL(cand.URL)
+		if err != nil {
+			return a, err
+		}
+		a.Record = rec
+		return a, nil
+	case rec.State == storage.Queued:
+		a.Queued = true
+		return a, nil
+	case rec.State == storage.Skipped && rec.Error == ReleasedReason:
+		prev := rec.State
+		rec.State, rec.Error = storage.Queued, ""
+		if err := tx.PutURL(rec, prev); err != nil {
+			return a, err
+		}
+		if err := tx.Enqueue(host, cand.URL); err != nil {
+			return a, err
+		}
+		c.queuedMore(host, cand.URL, tx.LastSeq())
+		a.Queued = true
+		return a, nil
+	}
+	a.Record = rec
+	return a, nil
+}
+
+// Serve lets the crawl serve again the hosts that Node.Serves refused
+// before (their shard came back). Each waits at least hold from now before
+// its next request: the previous owner's requests may be that recent.
+func (c *Crawler) Serve(ctx context.Context, hold func(host string) time.Duration) error {
+	return c.do(ctx, func() {
+		now := c.cfg.Now()
+		for host := range c.fenced {
+			if c.cfg.Node.Serves(host) {
+				delete(c.fenced, host)
+				c.sched.Hold(host, now.Add(max(hold(host), c.sched.Interval(host))), now)
+				c.setWork(host, c.host(host))
+			}
+		}
+	})
+}
+
+// HoldHosts keeps every listed host from a request before the given time
+// (the previous owner of their shard may have made one that recently).
+func (c *Crawler) HoldHosts(ctx context.Context, until map[string]time.Time) error {
+	return c.do(ctx, func() {
+		now := c.cfg.Now()
+		for host, t := range until {
+			c.host(host)
+			c.sched.Hold(host, t, now)
+		}
+	})
+}
+
+// HostRecords returns the timing of every host that match selects: what a
+// node hands over with a shard.
+func (c *Crawler) HostRecords(ctx context.Context, match func(host string) bool) (map[string]storage.HostRecord, error) {
+	out := map[string]storage.HostRecord{}
+	err := c.do(ctx, func() {
+		for host := range c.hosts {
+			if match(host) {
+				out[host] = c.sched.Record(host)
+			}
+		}
+	})
+	return out, err
+}
+
+// InFlight reports how many requests to hosts that match selects are in
+// flight now or have outcomes not yet committed and reported (to Observe).
+func (c *Crawler) InFlight(ctx context.Context, match func(host string) bool) (int, error) {
+	n := 0
+	err := c.do(ctx, func() {
+		for host := range c.flying {
+			if match(host) {
+				n++
+			}
+		}
+		for _, r := range c.received {
+			if match(r.task.host) {
+				n++
+			}
+		}
+		for _, p := range c.pending {
+			if match(p.r.task.host) {
+				n++
+			}
+		}
+		uncommitted := c.events
+		if c.committing != nil {
+			uncommitted = append(uncommitted[:len(uncommitted):len(uncommitted)], c.committing.events...)
+		}
+		for _, e := range uncommitted {
+			if match(urlnorm.Authority(e.URL)) {
+				n++
+			}
+		}
+	})
+	if errors.Is(err, ErrNotRunning) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// fence reports whether a node's crawl must not serve host now; the host
+// is then out of the schedule until Serve.
+func (c *Crawler) fence(host string, now time.Time) bool {
+	if c.cfg.Node == nil || c.cfg.Node.Serves(host) {
+		return false
+	}
+	c.sched.Cancel(host, now)
+	c.sched.Pause(host, now)
+	c.fenced[host] = true
+	return true
+}
+
+// released records a queue head this node no longer holds (see Node) as
+// handled elsewhere, without a request.
+func (c *Crawler) released(h *hostWork, t task, now time.Time) error {
+	if err := c.settle(h, t, storage.Skipped, ReleasedReason, now); err != nil {
+		return fmt.Errorf("release %s: %w", t.url, err)
+	}
+	return nil
+}
