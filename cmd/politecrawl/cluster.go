@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
@@ -96,8 +97,9 @@ func (c *Config) dialCluster(ctx context.Context) (*cluster.Client, error) {
 // clusterNode is a run's part in a clustered crawl: the embedded server if
 // any, and the node that feeds the engine.
 type clusterNode struct {
-	srv  *cluster.EmbeddedServer
-	node *cluster.Node
+	srv    *cluster.EmbeddedServer
+	node   *cluster.Node
+	closed sync.Once
 }
 
 // joinCluster starts cluster.embed's server if set and connects the node;
@@ -151,12 +153,14 @@ func (n *clusterNode) close() {
 	if n == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	n.node.Close(ctx)
-	if n.srv != nil {
-		n.srv.Close()
-	}
+	n.closed.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		n.node.Close(ctx)
+		if n.srv != nil {
+			n.srv.Close()
+		}
+	})
 }
 
 // clusterStatus prints the whole crawl's counts and shard owners.

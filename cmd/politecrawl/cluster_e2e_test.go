@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/cluster"
+	"github.com/politecrawl/politecrawl/crawler/cluster/natstest"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 )
 
@@ -82,16 +86,19 @@ cluster:
 	return path
 }
 
-// startCluster starts n nodes of one crawl on a NATS server of their own.
-func startCluster(t *testing.T, w *crawltest.Web, names []string, crawl string, n, workers int, delay time.Duration) ([]*nodeProc, []string) {
+// startCluster starts n nodes of one crawl, node i connected to
+// nats[i%len(nats)], or all to a NATS server of their own started here.
+func startCluster(t *testing.T, w *crawltest.Web, names []string, crawl string, n, workers int, delay time.Duration, nats ...string) ([]*nodeProc, []string) {
 	t.Helper()
-	nats := startNATS(t)
+	if len(nats) == 0 {
+		nats = []string{startNATS(t)}
+	}
 	dir := t.TempDir()
 	var procs []*nodeProc
 	var cfgs []string
 	for i := range n {
 		name := fmt.Sprintf("%s%d", crawl, i+1)
-		cfg := nodeConfig(t, dir, w, names, nats, crawl, name, workers, delay)
+		cfg := nodeConfig(t, dir, w, names, nats[i%len(nats)], crawl, name, workers, delay)
 		cfgs = append(cfgs, cfg)
 		procs = append(procs, startNode(t, name, cfg))
 	}
@@ -236,11 +243,115 @@ func TestClusterNodeKilled(t *testing.T) {
 	victim := procs[2]
 	victim.cmd.Process.Signal(syscall.SIGKILL)
 	<-victim.done
+	killed := time.Now()
 	t.Logf("killed %s after %d requests", victim.name, totalRequests(w))
+	// Its shards pass to the survivors within the lease TTL (2s) and a
+	// few seconds.
+	for {
+		owners := clusterOwners(t, cfgs[0])
+		if len(owners) == 16 && !slices.Contains(slices.Collect(maps.Values(owners)), victim.name) {
+			t.Logf("its shards taken over %v after the kill", time.Since(killed).Round(time.Millisecond))
+			break
+		}
+		if time.Since(killed) > 2*time.Second+3*time.Second {
+			t.Fatalf("5s after the kill: %v", owners)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	for _, p := range procs[:2] {
 		p.wait(t, 90*time.Second)
 	}
 	// In flight at the kill: a request per worker, and outcomes recorded
 	// but not yet handed over (a few milliseconds' worth).
 	checkCluster(t, w, names, pages, delay, cfgs[0], workers+2)
+}
+
+// TestClusterOnNATSServers runs the three-node crawl on Debian's
+// nats-server as users deploy it: three servers clustered on loopback,
+// each node connected to a different one.
+func TestClusterOnNATSServers(t *testing.T) {
+	urls := natstest.MustNATSCluster(t)
+	const hosts, pages, delay = 12, 10, 30 * time.Millisecond
+	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
+	defer w.Close()
+	procs, cfgs := startCluster(t, w, names, "external", 3, 2, delay, urls...)
+	for _, p := range procs {
+		p.wait(t, 90*time.Second)
+	}
+	checkCluster(t, w, names, pages, delay, cfgs[0], 0)
+}
+
+// clusterOwners reads which node owns which shard with `status --json`.
+func clusterOwners(t *testing.T, cfg string) map[int]string {
+	t.Helper()
+	out, stderr, code := cli(t, "status", "-c", cfg, "--json")
+	if code != 0 {
+		t.Fatalf("status --json: exit %d: %s", code, stderr)
+	}
+	var s struct {
+		Owners map[int]string `json:"owners"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	return s.Owners
+}
+
+// TestClusterJoinAndLeave adds a node mid-crawl, which takes a fair share
+// of the shards, then stops another with SIGTERM, which hands its shards
+// over at once (no lease wait): nothing is fetched twice, nothing lost.
+func TestClusterJoinAndLeave(t *testing.T) {
+	const hosts, pages, delay, shards = 12, 60, 80 * time.Millisecond, 16
+	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
+	defer w.Close()
+	nats := startNATS(t)
+	procs, _ := startCluster(t, w, names, "joinleave", 2, 2, delay, nats)
+	for totalRequests(w) < hosts*pages/5 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	late := nodeConfig(t, t.TempDir(), w, names, nats, "joinleave", "late", 2, delay)
+	procs = append(procs, startNode(t, "late", late))
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		n := 0
+		for _, node := range clusterOwners(t, late) {
+			if node == "late" {
+				n++
+			}
+		}
+		if n >= shards-2*((shards+2)/3) { // what the others' fair share, ceil(16/3), leaves
+
+			t.Logf("the joining node owns %d of %d shards after %d requests", n, shards, totalRequests(w))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the joining node owns %d shards after 15s (%d requests), want its fair share %d; its log:\n%s", n, totalRequests(w), shards-2*((shards+2)/3), tail(procs[2].stderr.String(), 4000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	leaver := procs[0]
+	leaver.cmd.Process.Signal(syscall.SIGTERM)
+	leaver.wait(t, 15*time.Second)
+	left := time.Now()
+	for {
+		owners := clusterOwners(t, late)
+		mine := 0
+		for _, node := range owners {
+			if node == leaver.name {
+				mine++
+			}
+		}
+		if mine == 0 && len(owners) == shards {
+			t.Logf("its shards taken over %v after it exited", time.Since(left).Round(time.Millisecond))
+			break
+		}
+		if time.Since(left) > time.Second { // the lease TTL is 2s
+			t.Fatalf("1s after a SIGTERM'd node exited: %d shards leased, %d still its own; want all %d taken over", len(owners), mine, shards)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, p := range procs[1:] {
+		p.wait(t, 90*time.Second)
+	}
+	checkCluster(t, w, names, pages, delay, late, 0)
 }

@@ -235,6 +235,7 @@ func (d *daemon) run() error {
 					return err
 				}
 			}
+			node.close() // hands the shards over, reading the state file
 			return db.Close()
 		case <-hup:
 			d.reload(c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/politecrawl/politecrawl/crawler/cluster/natstest"
 )
 
 // MustEmbeddedCluster runs three embedded servers (this module's
@@ -19,7 +20,7 @@ import (
 // client URLs.
 func MustEmbeddedCluster(t testing.TB) []string {
 	t.Helper()
-	ports := freePorts(t, 3)
+	ports := natstest.FreePorts(t, 3)
 	var routes []string
 	for _, p := range ports {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
@@ -43,7 +44,7 @@ func MustEmbeddedCluster(t testing.TB) []string {
 		}
 		urls = append(urls, srv.ClientURL())
 	}
-	waitJetStream(t, urls, "")
+	natstest.WaitJetStream(t, urls, "")
 	return urls
 }
 
@@ -107,7 +108,7 @@ func TestCreateIsExclusive(t *testing.T) {
 		}
 	})
 	t.Run("nats-server cluster", func(t *testing.T) {
-		urls := MustNATSCluster(t)
+		urls := natstest.MustNATSCluster(t)
 		if n := doubleCreates(t, urls, 1, rounds); n != 0 {
 			t.Errorf("R1: %d of %d rounds let two creates through", n, rounds)
 		}
