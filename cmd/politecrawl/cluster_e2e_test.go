@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +38,7 @@ func clusterWeb(hosts, pages int, think time.Duration) (*crawltest.Web, []string
 
 // startNATS runs a NATS server with JetStream in the test process, on
 // loopback, for the nodes to share.
-func startNATS(t *testing.T) string {
+func startNATS(t testing.TB) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -51,16 +52,29 @@ func startNATS(t *testing.T) string {
 
 // nodeConfig writes node's config: the web's hosts in scope, one crawl
 // named crawl on natsURL.
-func nodeConfig(t *testing.T, dir string, w *crawltest.Web, names []string, natsURL, crawl, node string, workers int, delay time.Duration) string {
+// nodeSpec is what the nodes of a test crawl are given: workers each, the
+// default delay, the shard count (16 if 0), and every host's root as a
+// seed (seedAll) or only the first.
+type nodeSpec struct {
+	workers int
+	delay   time.Duration
+	shards  int
+	seedAll bool
+}
+
+func nodeConfig(t testing.TB, dir string, w *crawltest.Web, names []string, natsURL, crawl, node string, spec nodeSpec) string {
 	t.Helper()
-	var hosts []string
+	var hosts, seeds []string
 	for _, n := range names {
 		hosts = append(hosts, fmt.Sprintf("%q", w.Host(n).Authority()))
+		if spec.seedAll || len(seeds) == 0 {
+			seeds = append(seeds, fmt.Sprintf("%q", w.Host(n).URL("/")))
+		}
 	}
 	cfg := fmt.Sprintf(`agent:
   name: politecrawl
   user_agent: "politecrawl/e2e (+https://example.org/bot)"
-seeds: [%q]
+seeds: [%s]
 state: %q
 workers: %d
 scope:
@@ -76,9 +90,9 @@ cluster:
   nats: %q
   name: %s
   node: %s
-  shards: 16
+  shards: %d
   lease_ttl: 2s
-`, w.Host(names[0]).URL("/"), filepath.Join(dir, node+".db"), workers, strings.Join(hosts, ", "), delay, natsURL, crawl, node)
+`, strings.Join(seeds, ", "), filepath.Join(dir, node+".db"), spec.workers, strings.Join(hosts, ", "), spec.delay, natsURL, crawl, node, cmp.Or(spec.shards, 16))
 	path := filepath.Join(dir, node+".yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -88,7 +102,7 @@ cluster:
 
 // startCluster starts n nodes of one crawl, node i connected to
 // nats[i%len(nats)], or all to a NATS server of their own started here.
-func startCluster(t *testing.T, w *crawltest.Web, names []string, crawl string, n, workers int, delay time.Duration, nats ...string) ([]*nodeProc, []string) {
+func startCluster(t testing.TB, w *crawltest.Web, names []string, crawl string, n int, spec nodeSpec, nats ...string) ([]*nodeProc, []string) {
 	t.Helper()
 	if len(nats) == 0 {
 		nats = []string{startNATS(t)}
@@ -98,7 +112,7 @@ func startCluster(t *testing.T, w *crawltest.Web, names []string, crawl string, 
 	var cfgs []string
 	for i := range n {
 		name := fmt.Sprintf("%s%d", crawl, i+1)
-		cfg := nodeConfig(t, dir, w, names, nats[i%len(nats)], crawl, name, workers, delay)
+		cfg := nodeConfig(t, dir, w, names, nats[i%len(nats)], crawl, name, spec)
 		cfgs = append(cfgs, cfg)
 		procs = append(procs, startNode(t, name, cfg))
 	}
@@ -113,7 +127,7 @@ type nodeProc struct {
 	done   chan error
 }
 
-func startNode(t *testing.T, name, cfg string) *nodeProc {
+func startNode(t testing.TB, name, cfg string) *nodeProc {
 	t.Helper()
 	p := &nodeProc{name: name, cmd: exec.Command(binary, "run", "-c", cfg, "--log-format", "json"), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	p.cmd.Stderr = &lockedWriter{w: p.stderr}
@@ -126,7 +140,7 @@ func startNode(t *testing.T, name, cfg string) *nodeProc {
 }
 
 // wait waits for the node to exit and asserts exit 0.
-func (p *nodeProc) wait(t *testing.T, within time.Duration) {
+func (p *nodeProc) wait(t testing.TB, within time.Duration) {
 	t.Helper()
 	select {
 	case err := <-p.done:
@@ -214,7 +228,7 @@ func TestClusterThreeNodes(t *testing.T) {
 	const hosts, pages, delay = 12, 15, 30 * time.Millisecond
 	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
 	defer w.Close()
-	procs, cfgs := startCluster(t, w, names, "three", 3, 2, delay)
+	procs, cfgs := startCluster(t, w, names, "three", 3, nodeSpec{workers: 2, delay: delay})
 	for _, p := range procs {
 		p.wait(t, 90*time.Second)
 	}
@@ -232,7 +246,7 @@ func TestClusterNodeKilled(t *testing.T) {
 	const hosts, pages, delay, workers = 12, 25, 30 * time.Millisecond, 2
 	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
 	defer w.Close()
-	procs, cfgs := startCluster(t, w, names, "killed", 3, workers, delay)
+	procs, cfgs := startCluster(t, w, names, "killed", 3, nodeSpec{workers: workers, delay: delay})
 	deadline := time.Now().Add(30 * time.Second)
 	for totalRequests(w) < hosts*pages/3 {
 		if time.Now().After(deadline) {
@@ -274,7 +288,7 @@ func TestClusterOnNATSServers(t *testing.T) {
 	const hosts, pages, delay = 12, 10, 30 * time.Millisecond
 	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
 	defer w.Close()
-	procs, cfgs := startCluster(t, w, names, "external", 3, 2, delay, urls...)
+	procs, cfgs := startCluster(t, w, names, "external", 3, nodeSpec{workers: 2, delay: delay}, urls...)
 	for _, p := range procs {
 		p.wait(t, 90*time.Second)
 	}
@@ -305,11 +319,11 @@ func TestClusterJoinAndLeave(t *testing.T) {
 	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
 	defer w.Close()
 	nats := startNATS(t)
-	procs, _ := startCluster(t, w, names, "joinleave", 2, 2, delay, nats)
+	procs, _ := startCluster(t, w, names, "joinleave", 2, nodeSpec{workers: 2, delay: delay}, nats)
 	for totalRequests(w) < hosts*pages/5 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	late := nodeConfig(t, t.TempDir(), w, names, nats, "joinleave", "late", 2, delay)
+	late := nodeConfig(t, t.TempDir(), w, names, nats, "joinleave", "late", nodeSpec{workers: 2, delay: delay})
 	procs = append(procs, startNode(t, "late", late))
 	deadline := time.Now().Add(15 * time.Second)
 	for {

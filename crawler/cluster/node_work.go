@@ -240,6 +240,37 @@ func (n *Node) serveShard(ctx context.Context, shard int, r *shardRun) {
 // handoffBatch is how many messages one admission takes.
 const handoffBatch = 256
 
+// fetchSome returns the shard's messages available now, up to
+// handoffBatch, or, if there are none, waits up to half a second for one:
+// a URL is admitted as soon as it arrives (a pull for a full batch would
+// wait its whole expiry whenever fewer are waiting).
+func fetchSome(ctx context.Context, cons jetstream.Consumer) ([]jetstream.Msg, error) {
+	collect := func(b jetstream.MessageBatch) ([]jetstream.Msg, error) {
+		var msgs []jetstream.Msg
+		for m := range b.Messages() {
+			msgs = append(msgs, m)
+		}
+		if err := b.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) &&
+			!errors.Is(err, jetstream.ErrNoMessages) {
+			return msgs, err // not acknowledged: delivered again
+		}
+		return msgs, nil
+	}
+	b, err := cons.FetchNoWait(handoffBatch)
+	if err != nil {
+		return nil, err
+	}
+	if msgs, err := collect(b); err != nil || len(msgs) > 0 {
+		return msgs, err
+	}
+	fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if b, err = cons.Fetch(1, jetstream.FetchContext(fctx)); err != nil {
+		return nil, err
+	}
+	return collect(b)
+}
+
 // caughtUp reports whether every message of the shard has been delivered
 // to this owner.
 func (n *Node) caughtUp(ctx context.Context, cons jetstream.Consumer) bool {
@@ -306,18 +337,9 @@ func (n *Node) shardTimings(ctx context.Context, shard int) ([]hostTiming, error
 // URL decided already is acknowledged; a new one is admitted to the engine
 // and its message held until the URL is decided.
 func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard int, r *shardRun) (int, error) {
-	fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-	defer cancel()
-	batch, err := cons.Fetch(handoffBatch, jetstream.FetchContext(fctx))
-	if err != nil {
+	msgs, err := fetchSome(ctx, cons)
+	if err != nil || len(msgs) == 0 {
 		return 0, err
-	}
-	var msgs []jetstream.Msg
-	for m := range batch.Messages() {
-		msgs = append(msgs, m)
-	}
-	if len(msgs) == 0 {
-		return 0, nil
 	}
 	n.received.Add(int64(len(msgs)))
 	type arrival struct {
