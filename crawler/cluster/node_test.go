@@ -1,0 +1,147 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func TestHostTimingEarliest(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	for _, c := range []struct {
+		name   string
+		timing hostTiming
+		floor  time.Duration
+		want   time.Duration // after the take-over
+	}{
+		{"unknown host: the default delay", hostTiming{}, time.Second, time.Second},
+		{"its interval when longer", hostTiming{Interval: 5}, time.Second, s(5)},
+		{"never less than the default", hostTiming{Interval: 0.2}, time.Second, time.Second},
+		{"a last request before the take-over", hostTiming{LastRequest: at.Add(-3 * time.Second), Interval: 5}, time.Second, s(5)},
+		{"a last request stamped after it (clock skew)", hostTiming{LastRequest: at.Add(2 * time.Second), Interval: 5}, time.Second, s(7)},
+		{"a hold (Retry-After) longer still", hostTiming{Interval: 5, HoldUntil: at.Add(time.Minute)}, time.Second, time.Minute},
+		{"a hold already over", hostTiming{Interval: 2, HoldUntil: at.Add(-time.Minute)}, time.Second, s(2)},
+	} {
+		if got := c.timing.earliest(at, c.floor).Sub(at); got != c.want {
+			t.Errorf("%s: earliest = take-over + %v, want + %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestDecodeWire(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		wantURL string
+		wantErr bool
+	}{
+		{`{"u":"http://a.example/x","d":2,"v":"link","p":"http://b.example/"}`, "http://a.example/x", false},
+		{`{"u":"HTTP://A.example:80/x/../y"}`, "http://a.example/y", false},
+		{`{"u":"ftp://a.example/"}`, "", true},
+		{`{"u":""}`, "", true},
+		{`not json`, "", true},
+		{`{"u":"http://a.example/","d":"deep"}`, "", true},
+	} {
+		w, err := decodeWire([]byte(c.in))
+		if (err != nil) != c.wantErr {
+			t.Errorf("%s: err %v, want error %v", c.in, err, c.wantErr)
+			continue
+		}
+		if err == nil && w.URL != c.wantURL {
+			t.Errorf("%s: URL %q, want %q", c.in, w.URL, c.wantURL)
+		}
+	}
+}
+
+// FuzzDecodeWire: a handed-off message is never trusted: decoding never
+// panics, and what it accepts is a normal URL that survives a round trip.
+func FuzzDecodeWire(f *testing.F) {
+	f.Add([]byte(`{"u":"http://a.example/x","d":2,"v":"link","p":"http://b.example/","r":1,"m":"2026-01-02T00:00:00Z"}`))
+	f.Add([]byte(`{"u":"http://[::1]:8080/%7e?q=1#f"}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		w, err := decodeWire(b)
+		if err != nil {
+			return
+		}
+		again, err := json.Marshal(toWire(w.candidate()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2, err := decodeWire(again)
+		if err != nil || w2.URL != w.URL || w2.Depth != w.Depth || w2.Via != w.Via || w2.Parent != w.Parent {
+			t.Fatalf("round trip: %+v -> %s -> %+v, %v", w, again, w2, err)
+		}
+	})
+}
+
+// TestClientSeedAndSummary: seeds go to the crawl's shards once each (the
+// same URL twice is one undecided URL), invalid ones are said so, and the
+// summary counts them before any node runs.
+func TestClientSeedAndSummary(t *testing.T) {
+	srv := MustEmbedded(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := Config{NATS: srv.ClientURL(), Name: "seeded", Node: "cli", Shards: 8, LeaseTTL: 2 * time.Second}
+	cl, err := DialClient(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	out, err := cl.Seed(ctx, []string{"http://a.example/", "HTTP://A.EXAMPLE/", "http://b.example/x", "mailto:x@y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0] != "queued" || out[1] != "queued" || out[2] != "queued" || !strings.HasPrefix(out[3], "invalid: ") {
+		t.Errorf("seed outcomes %q", out)
+	}
+	s, err := cl.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Undecided != 2 || len(s.Owners) != 0 || s.Shards != 8 {
+		t.Errorf("summary %+v, want 2 undecided (one URL given twice), no owners, 8 shards", s)
+	}
+}
+
+// TestNodeMetrics: a node's measurements are on the registry it is given.
+func TestNodeMetrics(t *testing.T) {
+	srv := MustEmbedded(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := Config{NATS: srv.ClientURL(), Name: "metrics", Node: "m1", Shards: 4, LeaseTTL: 2 * time.Second}
+	n, err := DialNode(ctx, cfg, NodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.nc.Close()
+	reg := prometheus.NewRegistry()
+	n.Register(reg)
+	n.sent.Add(3)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		m := f.GetMetric()[0]
+		if m.GetCounter() != nil {
+			got[f.GetName()] = m.GetCounter().GetValue()
+		} else {
+			got[f.GetName()] = m.GetGauge().GetValue()
+		}
+	}
+	for _, name := range []string{"politecrawl_cluster_shards_owned", "politecrawl_cluster_urls_held", "politecrawl_cluster_urls_sent_total",
+		"politecrawl_cluster_urls_received_total", "politecrawl_cluster_duplicates_total", "politecrawl_cluster_lease_renewals_total"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("no %s among %v", name, got)
+		}
+	}
+	if got["politecrawl_cluster_urls_sent_total"] != 3 {
+		t.Errorf("urls_sent_total = %v, want 3", got["politecrawl_cluster_urls_sent_total"])
+	}
+}
