@@ -1,8 +1,29 @@
 // Package cluster shares one crawl among several politecrawl processes
-// (nodes) over NATS JetStream. This first part owns membership and shard
-// ownership; the crawl engine will plug into it (issue 10). It makes no
-// politeness decisions: it decides which node serves which hosts, and the
-// frontier of that node still times them.
+// (nodes) over NATS JetStream. It owns membership, shard ownership and the
+// movement of URLs between nodes; it makes no politeness decisions: it
+// decides which node serves which hosts, and the frontier of that node
+// still times them. Node plugs a crawl engine (crawler.Crawler, through
+// crawler.Node) into it; Client reads and seeds a crawl from outside.
+//
+// # The crawl's state in JetStream
+//
+//	politecrawl_<crawl>_leases   KV: shard -> owner (TTL lease_ttl)
+//	politecrawl_<crawl>_members  KV: node heartbeats (TTL lease_ttl)
+//	politecrawl_<crawl>_handoff  stream: one message per undecided URL
+//	politecrawl_<crawl>_records  KV: URL hash -> decided record (export JSON)
+//	politecrawl_<crawl>_hosts    KV: shard.host hash -> host timing
+//
+// A Node publishes every URL its engine discovers to the shard of its
+// host, and admits the messages of the shards it owns, holding each one
+// unacknowledged until the URL is decided: its record written, the URLs
+// it found published. The stream is thus the set of undecided URLs: a
+// dead node's shards go to the survivors with all their messages (the new
+// owner recreates the shard's consumer, so they come at once), and the
+// crawl is drained when the stream is empty. A node hands a shard over on
+// purpose (surplus, SIGTERM) only after its requests in flight to the
+// shard's hosts are recorded and handed over, and the hosts' timing
+// written; a new owner waits a full interval from the take-over before
+// its first request to each host (see hostTiming.earliest).
 //
 // # Basics
 //
@@ -32,8 +53,8 @@
 //
 // Handoff moves URLs to the shard that owns their host: a work-queue stream
 // per crawl, a durable consumer per shard that outlives its owners, and an
-// acknowledgement only after the owner's own commit (delivery is at least
-// once; the commit must be idempotent).
+// acknowledgement only after the URL is decided (delivery is at least
+// once; admission is idempotent).
 //
 // StartEmbedded runs a NATS server with JetStream inside the process
 // (cluster.embed), for one-machine clusters and tests.
