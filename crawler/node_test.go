@@ -1,0 +1,175 @@
+package crawler
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// fakeNode is a cluster as one node sees it: the hosts it serves, the URLs
+// it holds, and what the crawl diverted to it.
+type fakeNode struct {
+	mu       sync.Mutex
+	serves   map[string]bool
+	holds    map[string]bool
+	diverted []frontier.Candidate
+	decided  map[string]string // URL -> state, from Observe
+}
+
+func (f *fakeNode) Divert(c frontier.Candidate) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.diverted = append(f.diverted, c)
+}
+
+func (f *fakeNode) Serves(host string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.serves[host]
+}
+
+func (f *fakeNode) Holds(url string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holds[url]
+}
+
+func (f *fakeNode) observe(e Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.decided[e.URL] = e.State
+}
+
+func (f *fakeNode) divertedURLs() map[string]bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]bool{}
+	for _, c := range f.diverted {
+		out[c.URL] = true
+	}
+	return out
+}
+
+// TestNodeHooks: a crawl running as a cluster node admits nothing itself
+// (seeds and links go to Divert), fetches only hosts it serves and URLs it
+// holds, drops a queued URL it no longer holds without a request, queues
+// such a URL again when it comes back, and does not end when its own
+// frontier is empty.
+func TestNodeHooks(t *testing.T) {
+	w, names := crawltest.NewWeb(), []string{"a", "b"}
+	for i, n := range names {
+		w.AddTree(n, 3, "User-agent: *\nDisallow: /nothing\n", 0, names[(i+1)%2])
+	}
+	defer w.Close()
+	a, b := w.Host("a"), w.Host("b")
+	node := &fakeNode{serves: map[string]bool{a.Authority(): true}, holds: map[string]bool{}, decided: map[string]string{}}
+	cfg := testConfig(a.URL("/"))
+	cfg.Scope = []string{a.Authority(), b.Authority()}
+	cfg.DefaultDelay = 10 * time.Millisecond
+	cfg.Node = node
+	cfg.Observe = node.observe
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := node.divertedURLs(); !got[a.URL("/")] || len(records(t, db)) != 0 {
+		t.Fatalf("the seed was not diverted (diverted %v, %d records)", got, len(records(t, db)))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+
+	// Admitted and held: fetched, and its links diverted, not queued here.
+	node.mu.Lock()
+	node.holds[a.URL("/")] = true
+	node.mu.Unlock()
+	adm, err := c.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}, {URL: b.URL("/"), Via: "link", Depth: 1}, {URL: "http://elsewhere.example/", Via: "link"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !adm[0].Queued || !adm[1].Queued || !adm[2].OutOfScope {
+		t.Errorf("admissions %+v: want queued, queued, out of scope", adm)
+	}
+	waitFor(t, ctx, "a/ fetched", func() bool { return a.Count("/") == 1 })
+	waitFor(t, ctx, "a/'s links diverted", func() bool { d := node.divertedURLs(); return d[a.URL("/p/1")] && d[b.URL("/")] })
+	if r := records(t, db)[a.URL("/p/1")]; r != nil {
+		t.Errorf("a link was queued locally: %+v", r)
+	}
+
+	// b is not served: nothing goes to it, though b/ is queued and held.
+	node.mu.Lock()
+	node.holds[b.URL("/")] = true
+	node.mu.Unlock()
+	time.Sleep(100 * time.Millisecond)
+	if n := len(b.Log()); n != 0 {
+		t.Errorf("%d requests to a host the node does not serve", n)
+	}
+
+	// Served now, but b/ is no longer held (decided elsewhere meanwhile):
+	// dropped without a request.
+	node.mu.Lock()
+	node.serves[b.Authority()] = true
+	delete(node.holds, b.URL("/"))
+	node.mu.Unlock()
+	if err := c.Serve(ctx, func(string) time.Duration { return 0 }); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "b/ released", func() bool { r := records(t, db)[b.URL("/")]; return r != nil && r.Error == ReleasedReason })
+	if b.Count("/") != 0 {
+		t.Errorf("b/ was fetched though the node no longer held it")
+	}
+	node.mu.Lock()
+	_, observed := node.decided[b.URL("/")]
+	node.mu.Unlock()
+	if !observed {
+		t.Errorf("the release was not reported to Observe")
+	}
+
+	// It comes back (held again): queued again and fetched.
+	node.mu.Lock()
+	node.holds[b.URL("/")] = true
+	node.mu.Unlock()
+	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: b.URL("/"), Via: "link", Depth: 1}})
+	if err != nil || !adm[0].Queued {
+		t.Fatalf("re-admission: %+v, %v", adm, err)
+	}
+	waitFor(t, ctx, "b/ fetched", func() bool { return b.Count("/") == 1 })
+	// A decided URL is reported with its record.
+	waitFor(t, ctx, "b/ recorded", func() bool { r := records(t, db)[b.URL("/")]; return r != nil && r.State == storage.Fetched })
+	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}})
+	if err != nil || adm[0].Queued || adm[0].Record == nil || adm[0].Record.State != storage.Fetched {
+		t.Errorf("admitting a decided URL: %+v, %v", adm, err)
+	}
+
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned with the node's frontier empty: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range append(a.Violations(cfg.DefaultDelay, crawltest.Slack, nil), b.Violations(cfg.DefaultDelay, crawltest.Slack, nil)...) {
+		t.Error(v)
+	}
+}
+
+func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		if ctx.Err() != nil {
+			t.Fatalf("%s: not within the test's time", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
