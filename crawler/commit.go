@@ -209,6 +209,7 @@ func (c *Crawler) flush() error {
 // here when no committer runs (before and after Run).
 func (c *Crawler) handOver() error {
 	c.gen++
+	c.handOverDecided(c.open, c.events)
 	j := &commitJob{batch: c.open, gen: c.gen, events: c.events, archive: c.batchArchive}
 	c.open, c.events, c.batchArchive = nil, nil, false
 	if c.commits == nil {
@@ -245,7 +246,7 @@ func (c *Crawler) finishCommit(j *commitJob) error {
 }
 
 func (c *Crawler) event(e Event) {
-	if c.cfg.Observe != nil {
+	if c.cfg.Observe != nil || c.cfg.Node != nil {
 		c.events = append(c.events, e)
 	}
 }

@@ -25,6 +25,30 @@ type Node interface {
 	Divert(c frontier.Candidate)
 	Serves(host string) bool
 	Holds(url string) bool
+	// Robots is told each robots.txt file the crawl read (parsed, or
+	// unavailable: allow all), for the next owner of the origin's shard.
+	Robots(origin string, r *storage.RobotsRecord)
+	// Decided is told each outcome (as Config.Observe is, retries and
+	// releases included) with the URL's record, once the batch that
+	// records it is complete and handed to be committed: the node hands
+	// the outcome on while the commit runs. Should the commit fail, the
+	// crawl stops with that error.
+	Decided(e Event, rec *storage.URLRecord)
+}
+
+// handOverDecided tells the node the outcomes of the batch being handed
+// to the committer, with their records as the batch holds them.
+func (c *Crawler) handOverDecided(b *storage.Batch, events []Event) {
+	if c.cfg.Node == nil || b == nil {
+		return
+	}
+	_ = b.Do(func(tx *storage.Tx) error {
+		for _, e := range events {
+			rec, _ := tx.GetURL(e.URL)
+			c.cfg.Node.Decided(e, rec)
+		}
+		return nil
+	})
 }
 
 // ReleasedReason is the Error of a URL record that a node dropped from its
@@ -219,4 +243,29 @@ func (c *Crawler) released(h *hostWork, t task, now time.Time) error {
 		return fmt.Errorf("release %s: %w", t.url, err)
 	}
 	return nil
+}
+
+// ImportRobots takes robots.txt records read by the previous owner of a
+// shard, so that this node need not fetch them again. A record replaces
+// what this node knows of an origin only when it is newer, usable, and no
+// fetch of that robots.txt is under way here; the origin's host takes the
+// delays it sets.
+func (c *Crawler) ImportRobots(ctx context.Context, recs map[string]*storage.RobotsRecord) error {
+	return c.do(ctx, func() {
+		now := c.cfg.Now()
+		for origin, r := range recs {
+			o := c.origins[origin]
+			if o != nil && (o.fetching || !o.fetchedAt.Before(r.FetchedAt)) {
+				continue
+			}
+			n := restoreOrigin(r)
+			if !n.usable(now) {
+				continue
+			}
+			c.origins[origin] = n
+			host := urlnorm.Authority(origin)
+			c.host(host)
+			c.applyDelays(host, n.rules, now)
+		}
+	})
 }

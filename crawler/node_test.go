@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,13 @@ type fakeNode struct {
 	holds    map[string]bool
 	diverted []frontier.Candidate
 	decided  map[string]string // URL -> state, from Observe
+	robots   map[string]*storage.RobotsRecord
+}
+
+func (f *fakeNode) Robots(origin string, r *storage.RobotsRecord) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.robots[origin] = r
 }
 
 func (f *fakeNode) Divert(c frontier.Candidate) {
@@ -40,7 +48,7 @@ func (f *fakeNode) Holds(url string) bool {
 	return f.holds[url]
 }
 
-func (f *fakeNode) observe(e Event) {
+func (f *fakeNode) Decided(e Event, _ *storage.URLRecord) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.decided[e.URL] = e.State
@@ -68,12 +76,11 @@ func TestNodeHooks(t *testing.T) {
 	}
 	defer w.Close()
 	a, b := w.Host("a"), w.Host("b")
-	node := &fakeNode{serves: map[string]bool{a.Authority(): true}, holds: map[string]bool{}, decided: map[string]string{}}
+	node := &fakeNode{serves: map[string]bool{a.Authority(): true}, holds: map[string]bool{}, decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{}}
 	cfg := testConfig(a.URL("/"))
 	cfg.Scope = []string{a.Authority(), b.Authority()}
 	cfg.DefaultDelay = 10 * time.Millisecond
 	cfg.Node = node
-	cfg.Observe = node.observe
 	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
 	defer db.Close()
 	c, err := New(db, cfg)
@@ -131,7 +138,7 @@ func TestNodeHooks(t *testing.T) {
 	_, observed := node.decided[b.URL("/")]
 	node.mu.Unlock()
 	if !observed {
-		t.Errorf("the release was not reported to Observe")
+		t.Errorf("the release was not reported to the node")
 	}
 
 	// It comes back (held again): queued again and fetched.
@@ -148,6 +155,28 @@ func TestNodeHooks(t *testing.T) {
 	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}})
 	if err != nil || adm[0].Queued || adm[0].Record == nil || adm[0].Record.State != storage.Fetched {
 		t.Errorf("admitting a decided URL: %+v, %v", adm, err)
+	}
+
+	// Robots.txt files read are reported; one imported from a previous
+	// owner decides at once, without a fetch.
+	node.mu.Lock()
+	got := node.robots[strings.TrimSuffix(a.URL("/"), "/")]
+	node.mu.Unlock()
+	if got == nil || !strings.Contains(string(got.Body), "Disallow: /nothing") {
+		t.Errorf("a's robots.txt not reported to the node: %+v", got)
+	}
+	origin := strings.TrimSuffix(b.URL("/"), "/")
+	imported := &storage.RobotsRecord{FetchedAt: time.Now(), Outcome: "parsed", Status: 200,
+		Body: []byte("User-agent: *\nDisallow: /p/\n"), ExpiresAt: time.Now().Add(time.Hour)}
+	if err := c.ImportRobots(ctx, map[string]*storage.RobotsRecord{origin: imported}); err != nil {
+		t.Fatal(err)
+	}
+	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: b.URL("/p/1"), Via: "link", Depth: 1}})
+	if err != nil || adm[0].Record == nil || adm[0].Record.State != storage.Disallowed {
+		t.Errorf("admitting a URL the imported robots.txt disallows: %+v, %v", adm, err)
+	}
+	if n := b.Count("/robots.txt"); n != 1 {
+		t.Errorf("b's robots.txt fetched %d times, want 1 (the import replaces it)", n)
 	}
 
 	select {

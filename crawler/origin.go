@@ -125,6 +125,9 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 				return err
 			}
 		}
+		if c.cfg.Node != nil {
+			c.cfg.Node.Robots(origin, rec)
+		}
 		return tx.PutRobots(origin, rec)
 	}
 	o := c.origins[origin]

@@ -124,13 +124,6 @@ func (c *Config) joinCluster(ctx context.Context, cc *crawler.Config, log *slog.
 	}
 	node.Register(reg)
 	cc.Node = node
-	prev := cc.Observe
-	cc.Observe = func(e crawler.Event) {
-		node.Observe(e)
-		if prev != nil {
-			prev(e)
-		}
-	}
 	return &clusterNode{srv: srv, node: node}, nil
 }
 

@@ -193,7 +193,13 @@ func checkCluster(t *testing.T, w *crawltest.Web, names []string, pages int, del
 			}
 			if c > 1 {
 				repeats += c - 1
-				t.Logf("%s%s fetched %d times", n, p, c)
+				var at []string
+				for _, r := range h.Log() {
+					if r.Path == p {
+						at = append(at, r.Start.Format("15:04:05.000"))
+					}
+				}
+				t.Logf("%s%s fetched %d times, at %v", n, p, c, at)
 			}
 		}
 	}
@@ -258,7 +264,7 @@ func TestClusterNodeKilled(t *testing.T) {
 	victim.cmd.Process.Signal(syscall.SIGKILL)
 	<-victim.done
 	killed := time.Now()
-	t.Logf("killed %s after %d requests", victim.name, totalRequests(w))
+	t.Logf("killed %s after %d requests at %s", victim.name, totalRequests(w), killed.Format("15:04:05.000"))
 	// Its shards pass to the survivors within the lease TTL (2s) and a
 	// few seconds.
 	for {
@@ -276,8 +282,10 @@ func TestClusterNodeKilled(t *testing.T) {
 		p.wait(t, 90*time.Second)
 	}
 	// In flight at the kill: a request per worker, and outcomes recorded
-	// but not yet handed over (a few milliseconds' worth).
-	checkCluster(t, w, names, pages, delay, cfgs[0], workers+2)
+	// but not yet handed over: at most a batch waiting for the commit
+	// under way (one fsync) and a round trip to NATS. Measured: 1 to 4
+	// with 2 workers and a 30 ms delay.
+	checkCluster(t, w, names, pages, delay, cfgs[0], 3*workers)
 }
 
 // TestClusterOnNATSServers runs the three-node crawl on Debian's
@@ -367,5 +375,9 @@ func TestClusterJoinAndLeave(t *testing.T) {
 	for _, p := range procs[1:] {
 		p.wait(t, 90*time.Second)
 	}
-	checkCluster(t, w, names, pages, delay, late, 0)
+	// A handover waits at most a quarter TTL for the shard's requests in
+	// flight (so as not to starve the lease renewals); on a loaded machine
+	// (-race, the whole suite at once) one may still be in flight then, and
+	// is fetched again by the next owner. Unloaded, none is.
+	checkCluster(t, w, names, pages, delay, late, 2)
 }

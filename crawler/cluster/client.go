@@ -33,7 +33,7 @@ func DialClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, nc: nc, js: js}
-	if c.records, _, err = crawlBuckets(ctx, js, cfg.Name, 1); err != nil {
+	if c.records, _, _, err = crawlBuckets(ctx, js, cfg.Name, 1); err != nil {
 		nc.Close()
 		return nil, err
 	}

@@ -61,6 +61,7 @@ type Node struct {
 	hand    *Handoff
 	records jetstream.KeyValue
 	hosts   jetstream.KeyValue
+	robots  jetstream.KeyValue
 
 	crawl *crawler.Crawler
 	db    *storage.DB
@@ -101,8 +102,10 @@ type heldMsg struct {
 // job is work for the finisher: URLs to publish, and, for a decided URL,
 // its record to write and its message to acknowledge.
 type job struct {
-	decided string // the URL decided; "" for publishing only
+	decided string             // the URL decided; "" for publishing only
+	record  *storage.URLRecord // its record (nil: read it from the state file)
 	found   []frontier.Candidate
+	robots  *robotsEntry // a robots.txt read, for the shard's next owner
 }
 
 // DialNode connects to the crawl's NATS server(s) and prepares a Node:
@@ -140,7 +143,7 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 	if n.hand, err = NewHandoff(ctx, js, cfg.Name, cfg.Shards, HandoffOptions{Replicas: opts.Replicas}); err != nil {
 		return fail(err)
 	}
-	if n.records, n.hosts, err = crawlBuckets(ctx, js, cfg.Name, opts.Replicas); err != nil {
+	if n.records, n.hosts, n.robots, err = crawlBuckets(ctx, js, cfg.Name, opts.Replicas); err != nil {
 		return fail(err)
 	}
 	return n, nil
@@ -186,6 +189,18 @@ func (n *Node) Divert(c frontier.Candidate) {
 	n.addJob(job{found: []frontier.Candidate{c}})
 }
 
+// Robots implements crawler.Node: the file goes to the robots bucket.
+func (n *Node) Robots(origin string, r *storage.RobotsRecord) {
+	if len(r.Body) > maxRobotsEntry {
+		return
+	}
+	c := *r
+	c.GoodBody = nil
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.addJob(job{robots: &robotsEntry{Origin: origin, Record: &c}})
+}
+
 // Serves implements crawler.Node: this node owns the host's shard and has
 // caught up with its messages.
 func (n *Node) Serves(host string) bool {
@@ -203,9 +218,9 @@ func (n *Node) Holds(url string) bool {
 	return ok
 }
 
-// Observe takes the engine's committed outcomes (crawler.Config.Observe):
-// a held URL's final outcome makes a job for the finisher.
-func (n *Node) Observe(e crawler.Event) {
+// Decided implements crawler.Node: a held URL's final outcome, with its
+// record, makes a job for the finisher (while the engine commits it).
+func (n *Node) Decided(e crawler.Event, rec *storage.URLRecord) {
 	if e.State == "retry" || e.Reason == crawler.ReleasedReason {
 		return // not decided; or dropped here because another node has it
 	}
@@ -216,7 +231,12 @@ func (n *Node) Observe(e crawler.Event) {
 	if _, ok := n.held[e.URL]; !ok {
 		return // handled by another node now; it will find these again
 	}
-	n.addJob(job{decided: e.URL, found: found})
+	var r *storage.URLRecord
+	if rec != nil && rec.State != storage.Queued {
+		c := *rec
+		r = &c
+	}
+	n.addJob(job{decided: e.URL, record: r, found: found})
 }
 
 // addJob queues a job for the finisher; n.mu is held.

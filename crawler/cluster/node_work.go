@@ -92,21 +92,34 @@ func (n *Node) finisher(ctx context.Context) {
 // finish completes a list of jobs (see finisher).
 func (n *Node) finish(ctx context.Context, jobs []job) error {
 	var found []frontier.Candidate
-	var decided []string
+	var decided, unread []string
+	var recs []*storage.URLRecord
+	var robots []*robotsEntry
 	for _, j := range jobs {
 		found = append(found, j.found...)
 		if j.decided != "" {
 			decided = append(decided, j.decided)
+			if j.record != nil {
+				recs = append(recs, j.record)
+			} else {
+				unread = append(unread, j.decided)
+			}
+		}
+		if j.robots != nil {
+			robots = append(robots, j.robots)
 		}
 	}
 	if err := n.publish(ctx, found); err != nil {
 		return err
 	}
-	recs, err := n.localRecords(decided)
+	if err := n.putRobots(ctx, robots); err != nil {
+		return err
+	}
+	more, err := n.localRecords(unread)
 	if err != nil {
 		return err
 	}
-	if err := n.putRecords(ctx, recs); err != nil {
+	if err := n.putRecords(ctx, append(recs, more...)); err != nil {
 		return err
 	}
 	n.mu.Lock()
@@ -163,6 +176,59 @@ func (n *Node) putRecords(ctx context.Context, recs []*storage.URLRecord) error 
 		return fmt.Errorf("write records: %w", err)
 	}
 	return nil
+}
+
+// putRobots writes robots.txt files to the robots bucket.
+func (n *Node) putRobots(ctx context.Context, entries []*robotsEntry) error {
+	futures := make([]jetstream.PubAckFuture, 0, len(entries))
+	for _, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("robots.txt of %s: %w", e.Origin, err)
+		}
+		key := hostKey(Shard(urlnorm.Authority(e.Origin), n.cfg.Shards), e.Origin)
+		f, err := n.js.PublishAsync("$KV."+RobotsBucket(n.cfg.Name)+"."+key, b)
+		if err != nil {
+			return fmt.Errorf("robots.txt of %s: %w", e.Origin, err)
+		}
+		futures = append(futures, f)
+	}
+	if err := wait(ctx, futures); err != nil {
+		return fmt.Errorf("write robots.txt files: %w", err)
+	}
+	return nil
+}
+
+// shardRobots reads the robots bucket's entries for a shard.
+func (n *Node) shardRobots(ctx context.Context, shard int) (map[string]*storage.RobotsRecord, error) {
+	out := map[string]*storage.RobotsRecord{}
+	err := readShard(ctx, n.robots, shard, func(b []byte) {
+		var e robotsEntry
+		if json.Unmarshal(b, &e) == nil && e.Origin != "" && e.Record != nil {
+			out[e.Origin] = e.Record
+		}
+	})
+	return out, err
+}
+
+// readShard calls fn with the value of every key of a shard in kv.
+func readShard(ctx context.Context, kv jetstream.KeyValue, shard int, fn func([]byte)) error {
+	w, err := kv.Watch(ctx, fmt.Sprintf("%d.*", shard), jetstream.IgnoreDeletes())
+	if err != nil {
+		return fmt.Errorf("read %s for shard %d: %w", kv.Bucket(), shard, err)
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e := <-w.Updates():
+			if e == nil {
+				return nil
+			}
+			fn(e.Value())
+		}
+	}
 }
 
 // eventLoop starts and stops shard work as the Manager reports ownership.
@@ -292,6 +358,13 @@ func (n *Node) open(ctx context.Context, shard int, r *shardRun) error {
 	if err := n.crawl.HoldHosts(ctx, until); err != nil {
 		return err
 	}
+	robots, err := n.shardRobots(ctx, shard)
+	if err != nil {
+		return err
+	}
+	if err := n.crawl.ImportRobots(ctx, robots); err != nil {
+		return err
+	}
 	n.mu.Lock()
 	owned := n.shards[shard] == r
 	n.mu.Unlock()
@@ -299,7 +372,7 @@ func (n *Node) open(ctx context.Context, shard int, r *shardRun) error {
 		return nil
 	}
 	r.ready.Store(true)
-	n.log.Info("cluster: serving shard", "shard", shard, "hosts_timed", len(until), "held", n.heldCount())
+	n.log.Info("cluster: serving shard", "shard", shard, "hosts_timed", len(until), "robots", len(robots), "held", n.heldCount())
 	return n.crawl.Serve(ctx, func(string) time.Duration { return n.opts.DefaultDelay })
 }
 
@@ -311,26 +384,14 @@ func (n *Node) heldCount() int {
 
 // shardTimings reads the hosts bucket's entries for a shard.
 func (n *Node) shardTimings(ctx context.Context, shard int) ([]hostTiming, error) {
-	w, err := n.hosts.Watch(ctx, fmt.Sprintf("%d.*", shard), jetstream.IgnoreDeletes())
-	if err != nil {
-		return nil, fmt.Errorf("read host timing of shard %d: %w", shard, err)
-	}
-	defer w.Stop()
 	var out []hostTiming
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case e := <-w.Updates():
-			if e == nil {
-				return out, nil
-			}
-			var t hostTiming
-			if json.Unmarshal(e.Value(), &t) == nil && t.Host != "" {
-				out = append(out, t)
-			}
+	err := readShard(ctx, n.hosts, shard, func(b []byte) {
+		var t hostTiming
+		if json.Unmarshal(b, &t) == nil && t.Host != "" {
+			out = append(out, t)
 		}
-	}
+	})
+	return out, err
 }
 
 // admitBatch fetches and admits up to handoffBatch messages of a shard. A
@@ -535,13 +596,21 @@ func (n *Node) storedHosts(match func(string) bool) (map[string]storage.HostReco
 // owner, all within the lease's validity. Whatever is not done by then
 // the next owner does again.
 func (n *Node) beforeRelease(ctx context.Context, shard int) {
-	// The Manager renews no lease meanwhile: keep it short.
-	ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL/8)
+	// The Manager renews no lease meanwhile: keep it within a quarter TTL
+	// (renewals are due every quarter, and valid for three).
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL/4)
 	defer cancel()
 	match := func(host string) bool { return Shard(host, n.cfg.Shards) == shard }
-	for ctx.Err() == nil {
-		busy, err := n.crawl.InFlight(ctx, match)
+	for {
+		qctx, qcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		busy, err := n.crawl.InFlight(qctx, match)
+		qcancel()
 		if err != nil || busy == 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			n.log.Warn("cluster: handing a shard over with requests still in flight; its next owner fetches them again",
+				"shard", shard, "in_flight", busy)
 			break
 		}
 		pause(ctx, 10*time.Millisecond)

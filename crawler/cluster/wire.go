@@ -25,9 +25,27 @@ import (
 //	politecrawl_<crawl>_hosts    KV: <shard>.<host hash> -> host timing
 //	                             (last request, interval, hold), what a
 //	                             shard's next owner waits on
+//	politecrawl_<crawl>_robots   KV: <shard>.<origin hash> -> robots.txt
+//	                             as last read, which the next owner
+//	                             uses instead of fetching it again
 
 // RecordsBucket names the crawl's decided-records bucket.
 func RecordsBucket(crawl string) string { return "politecrawl_" + crawl + "_records" }
+
+// RobotsBucket names the crawl's robots.txt bucket.
+func RobotsBucket(crawl string) string { return "politecrawl_" + crawl + "_robots" }
+
+// robotsEntry is an origin's robots.txt in the robots bucket (without its
+// last good copy, which is the body itself when the file parsed).
+type robotsEntry struct {
+	Origin string                `json:"origin"`
+	Record *storage.RobotsRecord `json:"record"`
+}
+
+// maxRobotsEntry bounds what goes to the bucket: NATS refuses messages
+// over its max_payload (1 MiB by default); a bigger file is fetched again
+// by the next owner.
+const maxRobotsEntry = 900 << 10
 
 // HostsBucket names the crawl's host-timing bucket.
 func HostsBucket(crawl string) string { return "politecrawl_" + crawl + "_hosts" }
@@ -108,8 +126,9 @@ func timingOf(host string, r storage.HostRecord) hostTiming {
 	return hostTiming{Host: host, LastRequest: r.LastRequest, Interval: r.Interval, HoldUntil: r.HoldUntil}
 }
 
-// crawlStreams opens (creating if missing) the records and hosts buckets.
-func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int) (records, hosts jetstream.KeyValue, err error) {
+// crawlBuckets opens (creating if missing) the records, hosts and robots
+// buckets.
+func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int) (records, hosts, robots jetstream.KeyValue, err error) {
 	open := func(name, desc string) (jetstream.KeyValue, error) {
 		kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
@@ -120,12 +139,15 @@ func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, rep
 		return kv, nil
 	}
 	if records, err = open(RecordsBucket(crawl), "politecrawl: decided URLs"); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if hosts, err = open(HostsBucket(crawl), "politecrawl: host timing by shard"); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return records, hosts, nil
+	if robots, err = open(RobotsBucket(crawl), "politecrawl: robots.txt by shard"); err != nil {
+		return nil, nil, nil, err
+	}
+	return records, hosts, robots, nil
 }
 
 // isNotFound reports a KV miss.
