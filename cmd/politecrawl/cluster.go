@@ -88,10 +88,34 @@ func (c *Config) startEmbedded(ctx context.Context, log *slog.Logger) (*cluster.
 }
 
 // dialCluster connects a status, export or seed command to the crawl.
-func (c *Config) dialCluster(ctx context.Context) (*cluster.Client, error) {
+// With cluster.embed set and no server answering there (the crawl is
+// over and its node gone), it starts the embedded server on its data, on
+// a loopback port of its own, for as long as the command runs (close).
+func (c *Config) dialCluster(ctx context.Context) (cl *cluster.Client, close func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return cluster.DialClient(ctx, c.Cluster.config())
+	cc := c.Cluster.config()
+	cl, err = cluster.DialClient(ctx, cc)
+	if err == nil || c.Cluster.Embed == "" {
+		return cl, func() {
+			if cl != nil {
+				cl.Close()
+			}
+		}, err
+	}
+	if _, serr := os.Stat(cluster.StoreDirFor(c.State)); serr != nil {
+		return nil, nil, err
+	}
+	srv, serr := cluster.StartEmbedded(ctx, cluster.Options{Listen: "127.0.0.1:0", StoreDir: cluster.StoreDirFor(c.State), ServerName: cc.Node})
+	if serr != nil {
+		return nil, nil, fmt.Errorf("%w (and the embedded server's data could not be opened: %v)", err, serr)
+	}
+	cc.NATS, cc.Embed = srv.ClientURL(), ""
+	if cl, err = cluster.DialClient(ctx, cc); err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	return cl, func() { cl.Close(); srv.Close() }, nil
 }
 
 // clusterNode is a run's part in a clustered crawl: the embedded server if
@@ -99,6 +123,7 @@ func (c *Config) dialCluster(ctx context.Context) (*cluster.Client, error) {
 type clusterNode struct {
 	srv    *cluster.EmbeddedServer
 	node   *cluster.Node
+	wait   time.Duration // how long the server's node waits for the others to leave
 	closed sync.Once
 }
 
@@ -124,7 +149,7 @@ func (c *Config) joinCluster(ctx context.Context, cc *crawler.Config, log *slog.
 	}
 	node.Register(reg)
 	cc.Node = node
-	return &clusterNode{srv: srv, node: node}, nil
+	return &clusterNode{srv: srv, node: node, wait: c.Cluster.LeaseTTL + 5*time.Second}, nil
 }
 
 // run takes part in the crawl; when the whole crawl is drained it calls
@@ -147,6 +172,12 @@ func (n *clusterNode) close() {
 		return
 	}
 	n.closed.Do(func() {
+		if n.srv != nil {
+			// The others need the server to hand over and leave.
+			ctx, cancel := context.WithTimeout(context.Background(), n.wait)
+			n.node.WaitOthers(ctx)
+			cancel()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		n.node.Close(ctx)
@@ -158,11 +189,11 @@ func (n *clusterNode) close() {
 
 // clusterStatus prints the whole crawl's counts and shard owners.
 func clusterStatus(ctx context.Context, cfg *Config, w io.Writer, asJSON bool) error {
-	cl, err := cfg.dialCluster(ctx)
+	cl, done, err := cfg.dialCluster(ctx)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
+	defer done()
 	s, err := cl.Summary(ctx)
 	if err != nil {
 		return err
@@ -193,11 +224,11 @@ func clusterStatus(ctx context.Context, cfg *Config, w io.Writer, asJSON bool) e
 // clusterExport writes every decided URL of the whole crawl, one JSON
 // object per line, as the standalone export does.
 func clusterExport(ctx context.Context, cfg *Config, w io.Writer) error {
-	cl, err := cfg.dialCluster(ctx)
+	cl, done, err := cfg.dialCluster(ctx)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
+	defer done()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	err = cl.Records(ctx, func(b json.RawMessage) error {
@@ -215,11 +246,11 @@ func clusterExport(ctx context.Context, cfg *Config, w io.Writer) error {
 
 // clusterSeed hands URLs to the crawl's shards.
 func clusterSeed(ctx context.Context, cfg *Config, urls []string) ([]crawler.SeedResult, error) {
-	cl, err := cfg.dialCluster(ctx)
+	cl, done, err := cfg.dialCluster(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer cl.Close()
+	defer done()
 	out, err := cl.Seed(ctx, urls)
 	if err != nil {
 		return nil, err

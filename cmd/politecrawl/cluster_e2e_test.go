@@ -60,6 +60,7 @@ type nodeSpec struct {
 	delay   time.Duration
 	shards  int
 	seedAll bool
+	embed   string // cluster.embed for this node (then natsURL is ignored)
 }
 
 func nodeConfig(t testing.TB, dir string, w *crawltest.Web, names []string, natsURL, crawl, node string, spec nodeSpec) string {
@@ -70,6 +71,10 @@ func nodeConfig(t testing.TB, dir string, w *crawltest.Web, names []string, nats
 		if spec.seedAll || len(seeds) == 0 {
 			seeds = append(seeds, fmt.Sprintf("%q", w.Host(n).URL("/")))
 		}
+	}
+	clusterServer := fmt.Sprintf("nats: %q", natsURL)
+	if spec.embed != "" {
+		clusterServer = fmt.Sprintf("embed: %q", spec.embed)
 	}
 	cfg := fmt.Sprintf(`agent:
   name: politecrawl
@@ -87,12 +92,12 @@ network:
 daemon:
   shutdown_timeout: 3s
 cluster:
-  nats: %q
+  %s
   name: %s
   node: %s
   shards: %d
   lease_ttl: 2s
-`, strings.Join(seeds, ", "), filepath.Join(dir, node+".db"), spec.workers, strings.Join(hosts, ", "), spec.delay, natsURL, crawl, node, cmp.Or(spec.shards, 16))
+`, strings.Join(seeds, ", "), filepath.Join(dir, node+".db"), spec.workers, strings.Join(hosts, ", "), spec.delay, clusterServer, crawl, node, cmp.Or(spec.shards, 16))
 	path := filepath.Join(dir, node+".yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -380,4 +385,31 @@ func TestClusterJoinAndLeave(t *testing.T) {
 	// (-race, the whole suite at once) one may still be in flight then, and
 	// is fetched again by the next owner. Unloaded, none is.
 	checkCluster(t, w, names, pages, delay, late, 2)
+}
+
+// TestClusterEmbedded: the first node runs the NATS server (cluster.embed)
+// and the second points at it. Both exit 0, the server's node last; after
+// the crawl, status and export from the first node's config still read the
+// whole crawl (from the embedded server's data, started for the command).
+func TestClusterEmbedded(t *testing.T) {
+	const hosts, pages, delay = 6, 8, 30 * time.Millisecond
+	w, names := clusterWeb(hosts, pages, 2*time.Millisecond)
+	defer w.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", natstest.FreePorts(t, 1)[0])
+	dir := t.TempDir()
+	first := nodeConfig(t, dir, w, names, "", "embedded", "first", nodeSpec{workers: 2, delay: delay, embed: addr})
+	second := nodeConfig(t, dir, w, names, "nats://"+addr, "embedded", "second", nodeSpec{workers: 2, delay: delay})
+	p1 := startNode(t, "first", first)
+	time.Sleep(300 * time.Millisecond) // its server first
+	p2 := startNode(t, "second", second)
+	p2.wait(t, 60*time.Second)
+	p1.wait(t, 60*time.Second)
+	if len(w.Host(names[1]).Log()) == 0 {
+		t.Fatal("nothing crawled")
+	}
+	checkCluster(t, w, names, pages, delay, first, 0)
+	out, _, code := cli(t, "status", "-c", first)
+	if code != 0 || !strings.Contains(out, "0 undecided") {
+		t.Errorf("status after the crawl, from the embedding node's config: exit %d\n%s", code, out)
+	}
 }

@@ -280,6 +280,9 @@ func (n *Node) serveShard(ctx context.Context, shard int, r *shardRun) {
 		if cons, err = n.hand.takeOver(ctx, shard); err == nil {
 			break
 		}
+		if ctx.Err() != nil {
+			return // lost again meanwhile
+		}
 		n.log.Warn("cluster: take over shard", "shard", shard, "err", err)
 		pause(ctx, time.Second)
 	}
@@ -655,6 +658,18 @@ func (n *Node) waitDrained(ctx context.Context) error {
 			n.log.Info("cluster: crawl drained")
 			return nil
 		}
+	}
+}
+
+// WaitOthers waits, within ctx, until this node is the crawl's last
+// member: a node that runs the NATS server (cluster.embed) keeps it up
+// until the others have handed over and left.
+func (n *Node) WaitOthers(ctx context.Context) {
+	for ctx.Err() == nil {
+		if members, err := n.mgr.countMembers(ctx); err == nil && members <= 1 {
+			return
+		}
+		pause(ctx, 100*time.Millisecond)
 	}
 }
 
