@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -29,8 +30,12 @@ func (m *Manager) balance(ctx context.Context) {
 	}
 	target := fairShare(m.cfg.Shards, members)
 	if owned := m.sortedOwned(); len(owned) > target {
-		for _, l := range owned[target:] {
-			m.release(ctx, l, "surplus")
+		// One at a time, balancing again at once: a handover waits for
+		// the shard's work in flight (BeforeRelease), and the other
+		// leases are renewed in between.
+		m.release(ctx, owned[len(owned)-1], "surplus")
+		if len(owned)-1 > target {
+			m.lastBalance = time.Time{}
 		}
 		return
 	}

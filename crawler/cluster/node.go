@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/frontier"
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -27,9 +26,6 @@ type NodeOptions struct {
 	// DefaultDelay is the crawl's politeness.default_delay: the least a
 	// shard's new owner waits before its first request to each host.
 	DefaultDelay time.Duration
-	// Seeds are handed to their shards when Run starts (the crawl decides
-	// each URL once, so every node may give them).
-	Seeds []string
 	// DrainChecks is how many checks in a row, DrainEvery apart, must find
 	// nothing undecided in the whole crawl before Run reports it drained
 	// (defaults 3 and 500ms).
@@ -286,8 +282,9 @@ func (n *Node) forget(shard int) {
 
 // Run takes part in the crawl until it is drained (every URL of the whole
 // crawl decided: Run returns nil) or ctx ends (Run returns ctx's error).
-// The caller then stops its engine and calls Close. Run hands the seeds to
-// their shards first.
+// The caller then stops its engine and calls Close. The engine's seeds
+// reach their shards through Divert (every node may give them: each URL is
+// decided once).
 func (n *Node) Run(ctx context.Context) error {
 	if n.crawl == nil {
 		return errors.New("cluster: Run before Attach")
@@ -301,17 +298,6 @@ func (n *Node) Run(ctx context.Context) error {
 			n.log.Error("lease manager", "err", err)
 		}
 	}()
-	var seeds []frontier.Candidate
-	for _, s := range n.opts.Seeds {
-		u, err := urlnorm.Normalise(s)
-		if err != nil {
-			continue // the engine refused it already
-		}
-		seeds = append(seeds, frontier.Candidate{URL: u, Via: "seed"})
-	}
-	if err := n.publish(ctx, seeds); err != nil {
-		return err
-	}
 	var wg sync.WaitGroup
 	wctx, stop := context.WithCancel(ctx)
 	defer func() { stop(); wg.Wait() }()
