@@ -39,7 +39,7 @@ func (m *Manager) balance(ctx context.Context) {
 		}
 		return
 	}
-	if len(m.owned) < target {
+	if len(m.owned) < target && !m.now().Before(m.settled) {
 		m.acquireFree(ctx, target)
 	}
 }

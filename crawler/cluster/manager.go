@@ -27,6 +27,11 @@ type ManagerOptions struct {
 	// order. It must return quickly (cancel a context, close a channel): the
 	// leases are not renewed while it runs.
 	OnEvent func(Event)
+	// Settle is how long after Run starts this node announces itself but
+	// takes no free shard, so that nodes started together count each other
+	// before they share out the shards rather than pass them around after
+	// (default 0).
+	Settle time.Duration
 	// BeforeRelease, if set, is called from Run's goroutine when this node
 	// hands a shard over on purpose (surplus, or Run stopping), after Lost
 	// and before the lease is deleted: the moment to write down the state
@@ -52,7 +57,9 @@ type Manager struct {
 	log     *slog.Logger
 	onEvent func(Event)
 	before  func(context.Context, int)
-	value   []byte // our stamp, written into every key we hold
+	settle  time.Duration
+	settled time.Time // no free shard is taken before this (Run's goroutine)
+	value   []byte    // our stamp, written into every key we hold
 	session string
 
 	leases, members kvStore
@@ -82,7 +89,7 @@ func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts Ma
 	if !cfg.Enabled() {
 		return nil, fmt.Errorf("cluster: neither cluster.nats nor cluster.embed is set")
 	}
-	m := &Manager{cfg: cfg, tm: newTiming(cfg.LeaseTTL), now: opts.Now, log: opts.Logger, onEvent: opts.OnEvent, before: opts.BeforeRelease,
+	m := &Manager{cfg: cfg, tm: newTiming(cfg.LeaseTTL), now: opts.Now, log: opts.Logger, onEvent: opts.OnEvent, before: opts.BeforeRelease, settle: opts.Settle,
 		owned: make(map[int]lease), held: make(map[int]lease), knownMembers: make(map[string]bool)}
 	if m.now == nil {
 		m.now = time.Now
@@ -150,6 +157,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	defer memberW.Stop()
 	defer m.shutdown(ctx)
 
+	m.settled = m.now().Add(m.settle)
 	w := &wakeups{leases: leaseW.Updates(), members: memberW.Updates(), known: m.knownMembers}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -186,6 +194,9 @@ func (m *Manager) step(ctx context.Context, nudged bool) time.Time {
 // the next heartbeat and the next poll.
 func (m *Manager) nextWake() time.Time {
 	next := m.lastBalance.Add(m.tm.poll)
+	if m.settled.After(m.now()) && m.settled.Before(next) {
+		next = m.settled
+	}
 	if m.nextHeartbeat.Before(next) {
 		next = m.nextHeartbeat
 	}

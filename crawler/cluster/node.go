@@ -132,7 +132,7 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 	n.nc, n.js = nc, js
 	fail := func(err error) (*Node, error) { nc.Close(); return nil, err }
 	n.mgr, err = NewManager(ctx, js, cfg, ManagerOptions{Now: opts.Now, Logger: opts.Logger, Replicas: opts.Replicas,
-		OnEvent: n.onEvent, BeforeRelease: n.beforeRelease})
+		OnEvent: n.onEvent, BeforeRelease: n.beforeRelease, Settle: cfg.LeaseTTL / 4})
 	if err != nil {
 		return fail(err)
 	}
