@@ -82,14 +82,15 @@ type Node struct {
 type shardRun struct {
 	token    uint64
 	acquired time.Time
-	ready    atomic.Bool // caught up with the shard's messages: its hosts may be served
+	ready    atomic.Bool     // caught up with the shard's messages: its hosts may be served
+	timed    map[string]bool // hosts held from the take-over (the shard's goroutine)
 	cancel   context.CancelFunc
 	done     chan struct{}
 }
 
 // heldMsg is an undecided URL's message held by this node.
 type heldMsg struct {
-	msg   jetstream.Msg
+	reply string // the delivery's reply subject, where its ack goes
 	shard int
 	token uint64
 	seq   uint64 // stream sequence: a redelivery has the same

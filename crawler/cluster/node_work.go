@@ -123,18 +123,27 @@ func (n *Node) finish(ctx context.Context, jobs []job) error {
 		return err
 	}
 	n.mu.Lock()
-	var msgs []jetstream.Msg
+	var replies []string
 	for _, url := range decided {
 		if h, ok := n.held[url]; ok {
-			msgs = append(msgs, h.msg)
+			replies = append(replies, h.reply)
 			delete(n.held, url)
 		}
 	}
 	n.mu.Unlock()
-	for _, m := range msgs {
-		_ = m.Ack() // a lost ack: delivered again, found decided
+	for _, r := range replies {
+		n.ack(r) // a lost ack: delivered again, found decided
 	}
 	return nil
+}
+
+// ack acknowledges a held message by its reply subject, which is all of
+// the message a node keeps while it holds the URL (JetStream's ack is a
+// "+ACK" sent there).
+func (n *Node) ack(reply string) {
+	if reply != "" {
+		_ = n.nc.Publish(reply, []byte("+ACK"))
+	}
 }
 
 // localRecords reads the committed records of decided URLs.
@@ -257,7 +266,7 @@ func (n *Node) startShard(ctx context.Context, e Event) {
 		return // lost again already
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	r := &shardRun{token: e.Token, acquired: n.now(), cancel: cancel, done: make(chan struct{})}
+	r := &shardRun{token: e.Token, acquired: n.now(), cancel: cancel, done: make(chan struct{}), timed: map[string]bool{}}
 	n.mu.Lock()
 	if old := n.shards[e.Shard]; old != nil {
 		old.cancel()
@@ -357,6 +366,7 @@ func (n *Node) open(ctx context.Context, shard int, r *shardRun) error {
 	until := make(map[string]time.Time, len(timings))
 	for _, t := range timings {
 		until[t.Host] = t.earliest(r.acquired, n.opts.DefaultDelay)
+		r.timed[t.Host] = true
 	}
 	if err := n.crawl.HoldHosts(ctx, until); err != nil {
 		return err
@@ -427,7 +437,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 		}
 		if h, ok := n.held[w.URL]; ok {
 			if h.seq == seq {
-				h.msg = m // delivered again (its ack wait passed): keep the new handle
+				h.reply = m.Reply() // delivered again (its ack wait passed): ack this delivery
 				n.held[w.URL] = h
 			} else {
 				n.dups.Add(1)
@@ -460,6 +470,21 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	if len(undecided) == 0 {
 		return len(msgs), nil
 	}
+	// A host met for the first time since the take-over waits from the
+	// take-over like the others (the previous owner may have requested it
+	// just before), and is held before its URLs are queued.
+	until := map[string]time.Time{}
+	for _, a := range undecided {
+		if host := urlnorm.Authority(a.cand.URL); !r.timed[host] {
+			r.timed[host] = true
+			until[host] = hostTiming{}.earliest(r.acquired, n.opts.DefaultDelay)
+		}
+	}
+	if len(until) > 0 {
+		if err := n.crawl.HoldHosts(ctx, until); err != nil {
+			return len(msgs), err
+		}
+	}
 	// Held from before the engine queues them: it fetches only held URLs.
 	cands := make([]frontier.Candidate, len(undecided))
 	n.mu.Lock()
@@ -469,7 +494,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	}
 	for i, a := range undecided {
 		cands[i] = a.cand
-		n.held[a.cand.URL] = heldMsg{msg: a.msg, shard: shard, token: r.token, seq: a.seq}
+		n.held[a.cand.URL] = heldMsg{reply: a.msg.Reply(), shard: shard, token: r.token, seq: a.seq}
 	}
 	n.mu.Unlock()
 	adm, err := n.crawl.Admit(ctx, cands)
@@ -627,7 +652,11 @@ func (n *Node) beforeRelease(ctx context.Context, shard int) {
 		}
 		pause(ctx, 10*time.Millisecond)
 	}
-	n.writeTimings(ctx, match, nil)
+	// Whatever the wait took, the timing is written: without it the next
+	// owner knows only when it took the shard.
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), n.cfg.LeaseTTL/8)
+	n.writeTimings(wctx, match, nil)
+	wcancel()
 	n.mu.Lock()
 	n.forget(shard)
 	n.mu.Unlock()
