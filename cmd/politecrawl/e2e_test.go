@@ -26,7 +26,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "politecrawl")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	// E2E_RACE=1 builds the binary with the race detector (slower): the
+	// end-to-end tests then also check the processes they start.
+	args := []string{"build", "-o", binary}
+	if os.Getenv("E2E_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build politecrawl: %v\n%s", err, out)
 		os.Exit(1)
