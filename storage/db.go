@@ -145,16 +145,26 @@ func open(path string, opts Options, readOnly bool) (*DB, error) {
 	return d, nil
 }
 
-// precheck runs the checks open promises: the cheap ones always, the page
-// walk before any write, bbolt's Tx.Check under the size limit.
+// precheck runs the checks open promises: the cheap ones (meta pages,
+// length, freelist page) always; under the size limit, the page walk and
+// bbolt's Tx.Check. Over it, the page walk only when bbolt is about to do
+// its own: a writable open of a file without a freelist page (written
+// before the freelist was synced) makes bbolt walk every page to rebuild
+// one, in a goroutine where a damaged page is a crash. That happens once:
+// the open writes the freelist.
 func precheck(path string, b *bolt.DB, opts Options, readOnly bool) error {
 	pf, err := openPageFile(path)
 	if err != nil {
 		return damaged(path, "%v", err)
 	}
 	full := opts.fullCheck(pf.size)
+	walk := full || (!readOnly && pf.meta.freelist == noFreelist)
+	err = pf.checkFreelist()
 	pf.Close()
-	if readOnly && !full {
+	if err != nil {
+		return damaged(path, "%v", err)
+	}
+	if !walk {
 		return nil
 	}
 	r := &CheckReport{}
@@ -197,7 +207,7 @@ func createIfMissing(path string, opts Options) error {
 	tmpPath := tmp.Name()
 	tmp.Close()
 	defer os.Remove(tmpPath)
-	b, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync, NoFreelistSync: true})
+	b, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: time.Second, NoSync: opts.NoSync, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return fmt.Errorf("create state %q: %w", path, err)
 	}

@@ -93,7 +93,7 @@ func Salvage(src, dst string, opts Options) (*SalvageReport, error) {
 
 // copyRecords walks src and puts every readable key into a new bbolt file.
 func copyRecords(pf *pageFile, dst string, rep *SalvageReport) error {
-	out, err := bolt.Open(dst, 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	out, err := bolt.Open(dst, 0o600, &bolt.Options{NoSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return err
 	}
