@@ -200,6 +200,9 @@ func decodeRecord(url string, v []byte) (URLRecord, uint64, error) {
 	var r URLRecord
 	if len(v) > 0 && v[0] == '{' {
 		err := json.Unmarshal(v, &r)
+		if r.URL == "" {
+			r.URL = url // the key is the URL
+		}
 		return r, 0, err
 	}
 	if len(v) == 0 || v[0] != recordV1 {

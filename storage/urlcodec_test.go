@@ -180,10 +180,13 @@ func FuzzRecordRoundTrip(f *testing.F) {
 	})
 }
 
-// inZoneRecord is r with its times in the zone decoding gives them.
+// inZoneRecord is r with its times in the zone decoding gives them. A
+// zero instant in any zone is left out, as JSON's omitzero did.
 func inZoneRecord(r URLRecord) URLRecord {
 	for _, p := range []*time.Time{&r.FetchedAt, &r.Lastmod, &r.CheckedAt, &r.NextCheck} {
-		if !p.IsZero() {
+		if p.IsZero() {
+			*p = time.Time{}
+		} else {
 			_, off := p.Zone()
 			*p = inZone(*p, off)
 		}
