@@ -36,8 +36,10 @@ var (
 
 // fillPercent is how full bbolt packs the pages of the buckets whose keys
 // only grow: bbolt splits a page at half its size by default, which
-// leaves append-only pages half empty for good. Measured with
-// BenchmarkQueued10M: see doc.go.
+// leaves append-only pages half empty for good. BenchmarkQueued10M, 1 M
+// URLs on 500 hosts: queue leaves 19,964 pages 93% used (+1,686 branch
+// pages) at 1.0 against 37,894 pages 49% used (+518) at bbolt's 0.5;
+// the file 297 MB (312 bytes/URL) against 361 MB (379).
 var fillPercent = map[string]float64{
 	string(bucketQueue):   1.0,
 	string(bucketParents): 1.0,
