@@ -29,6 +29,10 @@ import (
 //	first-dequeue-ms the first Head and Dequeue after that open
 //	reopen-RSS-MiB   VmHWM from after Close to after that Dequeue
 //
+// Measured at 10 M on 2 shared cores (commit b5c348c): 260.1 bytes/URL
+// (2,480 MB), 15,060 URLs/s, peak RSS 2,456 MiB of which RssAnon 310,
+// open 159 ms, first Dequeue 5.6 ms, reopen RSS 92 MiB.
+//
 // With POLITECRAWL_QUEUED_STATS=1 it also logs each bucket's pages, and
 // POLITECRAWL_QUEUE_FILL sets the queue bucket's FillPercent (to compare).
 func BenchmarkQueued10M(b *testing.B) {
