@@ -237,12 +237,8 @@ type walker struct {
 // walkRoot walks the whole file.
 func (w *walker) walkRoot() {
 	w.seen = map[uint64]bool{}
-	if fl := w.pf.meta.freelist; fl != noFreelist {
-		if b, err := w.pf.page(fl); err != nil {
-			w.damage(nil, fmt.Errorf("freelist: %w", err))
-		} else if le.Uint16(b[8:]) != flagFreelist {
-			w.damage(nil, fmt.Errorf("freelist page %d has flags %#x", fl, le.Uint16(b[8:])))
-		}
+	if err := w.pf.checkFreelist(); err != nil {
+		w.damage(nil, err)
 	}
 	w.tree(w.pf.meta.root, 0)
 }
@@ -383,4 +379,41 @@ func (w *walker) child(name, v []byte, depth int) {
 	}
 	w.lastKey = nil
 	w.leaf("inline page", inline, nil, nil, depth+1)
+}
+
+// checkFreelist checks the freelist page the way bbolt will read it at a
+// writable open: a freelist page, its count within the page and its
+// overflow, every free page id in [2, high-water mark) and none of them
+// the root. It is the cheap check of a file whose pages are not walked:
+// bbolt trusts the list, so a garbled count would make it read past its
+// mapping and a garbled id would hand out a page in use.
+func (p *pageFile) checkFreelist() error {
+	fl := p.meta.freelist
+	if fl == noFreelist {
+		return nil
+	}
+	b, err := p.page(fl)
+	if err != nil {
+		return fmt.Errorf("freelist: %w", err)
+	}
+	if flags := le.Uint16(b[8:]); flags != flagFreelist {
+		return fmt.Errorf("freelist page %d has flags %#x", fl, flags)
+	}
+	at, count := pageHeaderSize, uint64(le.Uint16(b[10:]))
+	if count == 0xFFFF {
+		if len(b) < pageHeaderSize+8 {
+			return fmt.Errorf("freelist page %d: no count", fl)
+		}
+		count, at = le.Uint64(b[pageHeaderSize:]), pageHeaderSize+8
+	}
+	if count > uint64(len(b)-at)/8 {
+		return fmt.Errorf("freelist page %d: %d ids do not fit in %d bytes", fl, count, len(b))
+	}
+	for i := range count {
+		id := le.Uint64(b[at+int(i)*8:])
+		if id < 2 || id >= p.meta.pgid || id == p.meta.root || id == fl {
+			return fmt.Errorf("freelist page %d: free page id %d is the root, itself or outside [2, %d)", fl, id, p.meta.pgid)
+		}
+	}
+	return nil
 }

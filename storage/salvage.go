@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -94,7 +93,7 @@ func Salvage(src, dst string, opts Options) (*SalvageReport, error) {
 
 // copyRecords walks src and puts every readable key into a new bbolt file.
 func copyRecords(pf *pageFile, dst string, rep *SalvageReport) error {
-	out, err := bolt.Open(dst, 0o600, &bolt.Options{NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	out, err := bolt.Open(dst, 0o600, &bolt.Options{NoSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return err
 	}
@@ -213,7 +212,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 
 	// Records that do not decode would stop a crawl's restore: drop them.
 	for name, decode := range map[string]func([]byte) error{
-		string(bucketURLs):     func(v []byte) error { return json.Unmarshal(v, new(URLRecord)) },
+		string(bucketURLs):     func(v []byte) error { _, _, err := decodeRecord("", v); return err },
 		string(bucketHosts):    func(v []byte) error { return json.Unmarshal(v, new(HostRecord)) },
 		string(bucketRobots):   func(v []byte) error { return json.Unmarshal(v, new(RobotsRecord)) },
 		string(bucketSitemaps): func(v []byte) error { return json.Unmarshal(v, new(SitemapRecord)) },
@@ -243,10 +242,21 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	queuedURLs := map[string]bool{}
 	perHost := map[string]int{}
 	var due []Due
+	orphans, err := repairParents(btx)
+	if err != nil {
+		return err
+	}
+	var lostParent []*URLRecord
 	if err := urls.ForEach(func(k, v []byte) error {
-		r, err := t.GetURL(string(k))
-		if err != nil || r == nil {
-			return err
+		r, id, err := decodeRecord(string(k), v)
+		if err != nil {
+			return err // dropped above: not reached
+		}
+		if id != 0 {
+			var ok bool
+			if r.Parent, ok = lookupParent(btx.Bucket(bucketParents), id); !ok {
+				lostParent = append(lostParent, &r)
+			}
 		}
 		counts[r.State]++
 		if r.State == Queued {
@@ -271,14 +281,15 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	hostQ := map[string]int64{}
 	seq := u64(meta.Get(keySeq))
 	if err := queue.ForEach(func(k, v []byte) error {
-		i := bytes.LastIndexByte(k[:max(len(k)-8, 0)], 0)
-		if len(k) < 9 || i != len(k)-9 || !queuedURLs[string(v)] {
+		host, n, ok := queueKeyAuthority(k)
+		u := queueURL(host, v)
+		if !ok || !queuedURLs[u] {
 			drop = append(drop, k)
 			return nil
 		}
-		inQueue[string(v)] = true
-		hostQ[string(k[:i])]++
-		seq = max(seq, u64(k[i+1:]))
+		inQueue[u] = true
+		hostQ[host]++
+		seq = max(seq, n)
 		return nil
 	}); err != nil {
 		return err
@@ -324,6 +335,19 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	}
 	if _, err := btx.CreateBucket(bucketHostQ); err != nil {
 		return err
+	}
+
+	// Records whose parent's URL was lost keep everything else.
+	for _, r := range lostParent {
+		if err := t.PutURL(r, r.State); err != nil {
+			return err
+		}
+	}
+	if len(lostParent) > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("%d records lost the URL of the page they were found on", len(lostParent)))
+	}
+	if orphans > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("rebuilt the parent URL index (%d entries without their parent were dropped)", orphans))
 	}
 
 	// State counters, recounted.
@@ -436,4 +460,45 @@ func sumU64(b *bolt.Bucket) (int, bool) {
 		return nil
 	})
 	return n, ok
+}
+
+// repairParents makes the parent index consistent with the parents
+// bucket, which is what records name: parentids is rebuilt from it (its
+// entries that name a lost id would give new records an id that does not
+// resolve), and the bucket's sequence, which a copy key by key loses, is
+// set past its highest id. It returns how many parentids entries it
+// dropped.
+func repairParents(btx *bolt.Tx) (dropped int, err error) {
+	parents, ids := btx.Bucket(bucketParents), btx.Bucket(bucketParentIDs)
+	had := 0
+	ids.ForEach(func(_, _ []byte) error { had++; return nil })
+	if err := btx.DeleteBucket(bucketParentIDs); err != nil {
+		return 0, err
+	}
+	if ids, err = btx.CreateBucket(bucketParentIDs); err != nil {
+		return 0, err
+	}
+	var top uint64
+	var bad [][]byte
+	kept := 0
+	if err := parents.ForEach(func(k, v []byte) error {
+		if len(k) != 8 || u64(k) == 0 {
+			bad = append(bad, k)
+			return nil
+		}
+		top = max(top, u64(k))
+		kept++
+		return ids.Put(append([]byte(nil), v...), putU64(u64(k)))
+	}); err != nil {
+		return 0, err
+	}
+	for _, k := range bad {
+		if err := parents.Delete(k); err != nil {
+			return 0, err
+		}
+	}
+	if err := parents.SetSequence(max(top, parents.Sequence())); err != nil {
+		return 0, err
+	}
+	return max(had-kept, 0), nil
 }

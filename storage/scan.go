@@ -1,10 +1,5 @@
 package storage
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // ForEachURLAfter calls fn for up to limit URL records in key order,
 // starting after the key after ("" for the first). It returns the last key
 // visited and whether records remain. Reading a large file in such pages,
@@ -25,11 +20,11 @@ func (t *Tx) ForEachURLAfter(after string, limit int, fn func(r *URLRecord) erro
 		if n == limit {
 			return last, true, nil
 		}
-		var r URLRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return last, false, badValue{fmt.Errorf("decode record %q: %w", k, err)}
+		r, err := t.decodeURL(k, v)
+		if err != nil {
+			return last, false, err
 		}
-		if err := fn(&r); err != nil {
+		if err := fn(r); err != nil {
 			return last, false, err
 		}
 		last = string(k)
@@ -45,11 +40,11 @@ func (t *Tx) ForEachURLWithPrefix(prefix string, fn func(r *URLRecord) error) er
 	c := t.b(bucketURLs).Cursor()
 	p := []byte(prefix)
 	for k, v := c.Seek(p); k != nil && len(k) >= len(p) && string(k[:len(p)]) == prefix; k, v = c.Next() {
-		var r URLRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return badValue{fmt.Errorf("decode record %q: %w", k, err)}
+		r, err := t.decodeURL(k, v)
+		if err != nil {
+			return err
 		}
-		if err := fn(&r); err != nil {
+		if err := fn(r); err != nil {
 			return err
 		}
 	}

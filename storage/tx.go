@@ -20,10 +20,14 @@ type Tx struct {
 	hostA   map[string]int64 // admitted-per-host deltas
 	seq     uint64
 	seqRead bool
+	// parent URL <-> id, as this transaction used them (see parents.go)
+	parentIDs  map[string]uint64
+	parentURLs map[uint64]string
 }
 
 func newTx(tx *bolt.Tx) *Tx {
-	return &Tx{tx: tx, counts: map[State]int64{}, hostQ: map[string]int64{}, hostA: map[string]int64{}}
+	return &Tx{tx: tx, counts: map[State]int64{}, hostQ: map[string]int64{}, hostA: map[string]int64{},
+		parentIDs: map[string]uint64{}, parentURLs: map[uint64]string{}}
 }
 
 func (t *Tx) b(name []byte) *bolt.Bucket {
@@ -34,6 +38,9 @@ func (t *Tx) b(name []byte) *bolt.Bucket {
 		// into a DamagedError.
 		panic(damagePanic{fmt.Sprintf("bucket %q is missing", name)})
 	}
+	if fill, ok := fillPercent[string(name)]; ok {
+		b.FillPercent = fill // bbolt keeps the handle for the transaction
+	}
 	return b
 }
 
@@ -43,15 +50,12 @@ func (t *Tx) Initialised() bool { return t.tx.Bucket(bucketURLs) != nil }
 
 // GetURL returns the record of a normal URL, or nil if the URL was never seen.
 func (t *Tx) GetURL(url string) (*URLRecord, error) {
-	v := t.b(bucketURLs).Get([]byte(url))
+	k := []byte(url)
+	v := t.b(bucketURLs).Get(k)
 	if v == nil {
 		return nil, nil
 	}
-	var r URLRecord
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, badValue{fmt.Errorf("decode record %q: %w", url, err)}
-	}
-	return &r, nil
+	return t.decodeURL(k, v)
 }
 
 // Seen reports whether a URL has a record.
@@ -63,7 +67,7 @@ func (t *Tx) Seen(url string) bool {
 // state the record had before (empty for a new URL); passing it saves a
 // read on the hot path.
 func (t *Tx) PutURL(r *URLRecord, prev State) error {
-	v, err := json.Marshal(r)
+	v, err := t.encodeURL(r)
 	if err != nil {
 		return fmt.Errorf("encode record %q: %w", r.URL, err)
 	}
@@ -77,86 +81,6 @@ func (t *Tx) PutURL(r *URLRecord, prev State) error {
 		t.counts[r.State]++
 	}
 	return nil
-}
-
-// Enqueue appends a normal URL to its host's queue.
-func (t *Tx) Enqueue(authority, url string) error {
-	seq, err := t.nextSeq()
-	if err != nil {
-		return err
-	}
-	if err := t.b(bucketQueue).Put(queueKey(authority, seq), []byte(url)); err != nil {
-		return fmt.Errorf("enqueue %q: %w", url, err)
-	}
-	t.hostQ[authority]++
-	return nil
-}
-
-// Head returns the first queued URL of a host and its sequence number.
-func (t *Tx) Head(authority string) (url string, seq uint64, ok bool) {
-	prefix := append([]byte(authority), 0)
-	k, v := t.b(bucketQueue).Cursor().Seek(prefix)
-	if k == nil || !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
-		return "", 0, false
-	}
-	return string(v), u64(k[len(prefix):]), true
-}
-
-// Dequeue removes a queue entry returned by Head.
-func (t *Tx) Dequeue(authority string, seq uint64) error {
-	b := t.b(bucketQueue)
-	k := queueKey(authority, seq)
-	if b.Get(k) == nil {
-		return nil
-	}
-	if err := b.Delete(k); err != nil {
-		return fmt.Errorf("dequeue %s/%d: %w", authority, seq, err)
-	}
-	t.hostQ[authority]--
-	return nil
-}
-
-// AddAdmitted counts URLs admitted to a host's queue over the whole crawl,
-// for the per-host page budget.
-func (t *Tx) AddAdmitted(authority string, n int) { t.hostA[authority] += int64(n) }
-
-// Admitted returns a host's admitted count.
-func (t *Tx) Admitted(authority string) int {
-	return int(int64(u64(t.b(bucketHostA).Get([]byte(authority)))) + t.hostA[authority])
-}
-
-// ForEachAdmitted calls fn for every host's admitted count.
-func (t *Tx) ForEachAdmitted(fn func(authority string, n int) error) error {
-	return t.b(bucketHostA).ForEach(func(k, v []byte) error { return fn(string(k), int(u64(v))) })
-}
-
-// QueuedHosts calls fn for every host with queued URLs and their count.
-func (t *Tx) QueuedHosts(fn func(authority string, n int) error) error {
-	return t.b(bucketHostQ).ForEach(func(k, v []byte) error {
-		if n := int(u64(v)); n > 0 {
-			return fn(string(k), n)
-		}
-		return nil
-	})
-}
-
-// ForEachQueued calls fn for every URL in a host's queue, in order.
-func (t *Tx) ForEachQueued(authority string, fn func(seq uint64, url string) error) error {
-	prefix := append([]byte(authority), 0)
-	c := t.b(bucketQueue).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if err := fn(u64(k[len(prefix):]), string(v)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func queueKey(authority string, seq uint64) []byte {
-	k := make([]byte, 0, len(authority)+9)
-	k = append(k, authority...)
-	k = append(k, 0)
-	return append(k, putU64(seq)...)
 }
 
 func (t *Tx) nextSeq() (uint64, error) {
@@ -320,11 +244,11 @@ func (t *Tx) Body(url string) ([]byte, error) {
 // ForEachURL calls fn for every record, in key order.
 func (t *Tx) ForEachURL(fn func(r *URLRecord) error) error {
 	return t.b(bucketURLs).ForEach(func(k, v []byte) error {
-		var r URLRecord
-		if err := json.Unmarshal(v, &r); err != nil {
-			return badValue{fmt.Errorf("decode record %q: %w", k, err)}
+		r, err := t.decodeURL(k, v)
+		if err != nil {
+			return err
 		}
-		return fn(&r)
+		return fn(r)
 	})
 }
 
