@@ -23,8 +23,8 @@ import (
 // 1,010,000), then started again. Reported: the state file's size per
 // queued URL, the time from the restart's exec to the first request any
 // server saw (which includes the 100 ms delay every host keeps after a
-// crash: a request may have left just before it), and the process's RSS
-// then.
+// crash: a request may have left just before it), the process's RSS then,
+// and the first run's peak RSS while queuing.
 func BenchmarkRestartQueued(b *testing.B) {
 	n := 200_000
 	if s := os.Getenv("POLITECRAWL_RESTART_N"); s != "" {
@@ -94,6 +94,7 @@ network:
 				b.Fatalf("not %d queued after 30 minutes", n)
 			}
 		}
+		peak := procMiB(cmd.Process.Pid, "VmHWM:")
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		fi, err := os.Stat(state)
@@ -114,23 +115,25 @@ network:
 			time.Sleep(time.Millisecond)
 		}
 		first := time.Since(start)
-		rss := vmRSS(cmd.Process.Pid)
+		rss := procMiB(cmd.Process.Pid, "VmRSS:")
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		b.ReportMetric(float64(fi.Size())/float64(n), "bytes/queued")
 		b.ReportMetric(float64(first.Milliseconds()), "ms_to_first_request")
 		b.ReportMetric(rss, "MiB_rss_then")
+		b.ReportMetric(peak, "MiB_peak_rss_queuing")
 	}
 }
 
-// vmRSS reads a process's resident set in MiB (0 if unknown).
-func vmRSS(pid int) float64 {
+// procMiB reads a memory figure of a process (VmRSS:, VmHWM:) in MiB (0
+// if unknown).
+func procMiB(pid int, field string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}
