@@ -412,4 +412,18 @@ func TestClusterEmbedded(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0 undecided") {
 		t.Errorf("status after the crawl, from the embedding node's config: exit %d\n%s", code, out)
 	}
+	// seed hands a URL to its shard for the next run of the nodes.
+	extra := w.Host(names[2]).URL("/extra")
+	out, stderr, code := cli(t, "seed", "-c", first, extra)
+	if code != 0 || strings.TrimSpace(out) != "queued "+extra {
+		t.Errorf("seed: exit %d, %q %s", code, out, stderr)
+	}
+	if out, _, _ := cli(t, "status", "-c", first, "--json"); !strings.Contains(out, `"undecided": 1`) {
+		t.Errorf("status after seed, want 1 undecided:\n%s", out)
+	}
+	p := startNode(t, "first", first)
+	p.wait(t, 60*time.Second)
+	if n := w.Host(names[2]).Count("/extra"); n != 1 {
+		t.Errorf("the seeded URL was fetched %d times by the next run, want 1", n)
+	}
 }
