@@ -251,21 +251,44 @@ func (c *Crawler) released(h *hostWork, t task, now time.Time) error {
 // fetch of that robots.txt is under way here; the origin's host takes the
 // delays it sets.
 func (c *Crawler) ImportRobots(ctx context.Context, recs map[string]*storage.RobotsRecord) error {
-	return c.do(ctx, func() {
-		now := c.cfg.Now()
-		for origin, r := range recs {
-			o := c.origins[origin]
-			if o != nil && (o.fetching || !o.fetchedAt.Before(r.FetchedAt)) {
-				continue
-			}
-			n := restoreOrigin(r)
-			if !n.usable(now) {
-				continue
-			}
-			c.origins[origin] = n
-			host := urlnorm.Authority(origin)
-			c.host(host)
-			c.applyDelays(host, n.rules, now)
+	var err error
+	if e := c.do(ctx, func() { err = c.importRobots(recs) }); e != nil {
+		return e
+	}
+	return err
+}
+
+// importRobots is ImportRobots on the coordinator. The sitemaps an
+// imported file names are declared again: what the previous owner read of
+// them may not have reached the cluster before it died (sitemaps read here
+// before are not read again).
+func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
+	var imported []string
+	now := c.cfg.Now()
+	for origin, r := range recs {
+		o := c.origins[origin]
+		if o != nil && (o.fetching || !o.fetchedAt.Before(r.FetchedAt)) {
+			continue
 		}
+		n := restoreOrigin(r)
+		if !n.usable(now) {
+			continue
+		}
+		c.origins[origin] = n
+		host := urlnorm.Authority(origin)
+		c.host(host)
+		c.applyDelays(host, n.rules, now)
+		imported = append(imported, origin)
+	}
+	if len(imported) == 0 || !c.cfg.Sitemaps {
+		return nil
+	}
+	return c.updateAlone(func(tx *storage.Tx) error {
+		for _, origin := range imported {
+			if err := c.declareSitemaps(tx, origin, c.origins[origin].rules); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

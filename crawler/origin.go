@@ -86,11 +86,22 @@ func (c *Crawler) disallowed(o *originState, url string) (string, bool) {
 	return "robots.txt", false
 }
 
+// errCrossShard: a robots.txt redirect to a host of another node.
+var errCrossShard = errors.New("redirect to a host another node serves")
+
 // robotsStep handles one robots.txt request: a redirect becomes a hop
 // scheduled on its target host's slot; anything else is the outcome.
 func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
 	if r.next != "" && robotscache.Hop(r.robots, r.next) {
 		n, err := urlnorm.Normalise(r.next)
+		if err == nil && c.cfg.Node != nil && !c.cfg.Node.Serves(urlnorm.Authority(n)) {
+			// Its target host is another node's to request: as a
+			// redirect that cannot be followed, robots.txt is taken as
+			// unavailable (RFC 9309 2.3.1.2 lets a crawler stop
+			// following redirects).
+			c.log.Info("robots.txt redirects to a host another node serves; taken as unavailable", "origin", r.task.origin, "to", n)
+			err = errCrossShard
+		}
 		if err == nil {
 			hop := r.task
 			hop.host, hop.url, hop.robots = urlnorm.Authority(n), n, r.robots

@@ -113,7 +113,11 @@ func (c *Client) Records(ctx context.Context, fn func(json.RawMessage) error) er
 			if e == nil {
 				return nil
 			}
-			if err := fn(e.Value()); err != nil {
+			b, err := decodeRecordValue(e.Value())
+			if err != nil {
+				return fmt.Errorf("record %s: %w", e.Key(), err)
+			}
+			if err := fn(b); err != nil {
 				return err
 			}
 		}

@@ -31,6 +31,10 @@ type NodeOptions struct {
 	// (defaults 3 and 500ms).
 	DrainChecks int
 	DrainEvery  time.Duration
+	// RequestTimeout is the engine's longest request (network.timeout,
+	// default 60s): a shard handed over while requests to its hosts still
+	// run holds those hosts that long for the next owner.
+	RequestTimeout time.Duration
 	// HostSync is how often the timing of this node's hosts is written to
 	// the hosts bucket (default 1s).
 	HostSync time.Duration
@@ -120,6 +124,9 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 	if opts.DrainEvery <= 0 {
 		opts.DrainEvery = 500 * time.Millisecond
 	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = time.Minute
+	}
 	if opts.HostSync <= 0 {
 		opts.HostSync = time.Second
 	}
@@ -201,10 +208,11 @@ func (n *Node) Robots(origin string, r *storage.RobotsRecord) {
 // Serves implements crawler.Node: this node owns the host's shard and has
 // caught up with its messages.
 func (n *Node) Serves(host string) bool {
+	shard := Shard(host, n.cfg.Shards)
 	n.mu.Lock()
-	r := n.shards[Shard(host, n.cfg.Shards)]
+	r := n.shards[shard]
 	n.mu.Unlock()
-	return r != nil && r.ready.Load()
+	return r != nil && r.ready.Load() && n.mgr.Holds(shard, r.token)
 }
 
 // Holds implements crawler.Node.
@@ -218,8 +226,13 @@ func (n *Node) Holds(url string) bool {
 // Decided implements crawler.Node: a held URL's final outcome, with its
 // record, makes a job for the finisher (while the engine commits it).
 func (n *Node) Decided(e crawler.Event, rec *storage.URLRecord) {
-	if e.State == "retry" || e.Reason == crawler.ReleasedReason {
-		return // not decided; or dropped here because another node has it
+	switch storage.State(e.State) {
+	case storage.Fetched, storage.Disallowed, storage.Failed, storage.Skipped:
+	default:
+		return // a retry, or a sitemap file's outcome: no URL decided
+	}
+	if e.Reason == crawler.ReleasedReason {
+		return // dropped here because another node has it
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

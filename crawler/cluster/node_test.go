@@ -2,11 +2,16 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -144,4 +149,71 @@ func TestNodeMetrics(t *testing.T) {
 	if got["politecrawl_cluster_urls_sent_total"] != 3 {
 		t.Errorf("urls_sent_total = %v, want 3", got["politecrawl_cluster_urls_sent_total"])
 	}
+}
+
+func TestRecordValue(t *testing.T) {
+	links := func(n int, f func(i int) string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	similar := links(10000, func(i int) string {
+		return fmt.Sprintf("https://www.example.org/section/%d/article-%d.html?ref=home", i%50, i)
+	})
+	random := links(20000, func(i int) string {
+		b := make([]byte, 48)
+		rand.Read(b)
+		return "https://x.example/" + hex.EncodeToString(b)
+	})
+	for _, c := range []struct {
+		name       string
+		rec        storage.URLRecord
+		compressed bool
+		tooBig     bool
+	}{
+		{"small: plain JSON", storage.URLRecord{URL: "http://a.example/", State: storage.Fetched, Links: []string{"http://a.example/x"}}, false, false},
+		{"10,000 similar links: compressed", storage.URLRecord{URL: "http://a.example/", State: storage.Fetched, Links: similar}, true, false},
+		{"20,000 random links: too big even compressed", storage.URLRecord{URL: "http://a.example/", State: storage.Fetched, Links: random}, false, true},
+	} {
+		b, err := encodeRecord(&c.rec)
+		if c.tooBig {
+			if !errors.Is(err, errRecordTooBig) {
+				t.Errorf("%s: err %v, want errRecordTooBig", c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(b) > maxRecordEntry || (b[0] == 0x1f) != c.compressed {
+			t.Errorf("%s: %d bytes, compressed %v", c.name, len(b), b[0] == 0x1f)
+		}
+		j, err := decodeRecordValue(b)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", c.name, err)
+		}
+		var got storage.URLRecord
+		if err := json.Unmarshal(j, &got); err != nil || got.URL != c.rec.URL || len(got.Links) != len(c.rec.Links) {
+			t.Errorf("%s: round trip: %v, %d links", c.name, err, len(got.Links))
+		}
+	}
+	if _, err := decodeRecordValue([]byte{0x1f, 0x8b, 1, 2, 3}); err == nil {
+		t.Error("a damaged compressed value decoded")
+	}
+}
+
+// FuzzRecordValue: a value read from the records bucket never panics the
+// reader and never expands without bound.
+func FuzzRecordValue(f *testing.F) {
+	b, _ := encodeRecord(&storage.URLRecord{URL: "http://a.example/", Links: make([]string, 5000)})
+	f.Add(b)
+	f.Add([]byte(`{"url":"http://a.example/"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, err := decodeRecordValue(b)
+		if err == nil && len(out) > maxRecordJSON {
+			t.Fatalf("expanded to %d bytes", len(out))
+		}
+	})
 }

@@ -119,15 +119,16 @@ func (n *Node) finish(ctx context.Context, jobs []job) error {
 	if err != nil {
 		return err
 	}
-	if err := n.putRecords(ctx, append(recs, more...)); err != nil {
+	recs = append(recs, more...)
+	if err := n.putRecords(ctx, recs); err != nil {
 		return err
 	}
 	n.mu.Lock()
 	var replies []string
-	for _, url := range decided {
-		if h, ok := n.held[url]; ok {
+	for _, r := range recs { // only what was written down is acknowledged
+		if h, ok := n.held[r.URL]; ok {
 			replies = append(replies, h.reply)
-			delete(n.held, url)
+			delete(n.held, r.URL)
 		}
 	}
 	n.mu.Unlock()
@@ -171,7 +172,13 @@ func (n *Node) localRecords(urls []string) ([]*storage.URLRecord, error) {
 func (n *Node) putRecords(ctx context.Context, recs []*storage.URLRecord) error {
 	futures := make([]jetstream.PubAckFuture, 0, len(recs))
 	for _, r := range recs {
-		b, err := json.Marshal(r)
+		b, err := encodeRecord(r)
+		if errors.Is(err, errRecordTooBig) {
+			n.log.Warn("cluster: a record too big for the records bucket; its links are left out there", "url", r.URL, "links", len(r.Links))
+			c := *r
+			c.LinksDropped, c.Links = c.LinksDropped+len(c.Links), []string{}
+			b, err = encodeRecord(&c)
+		}
 		if err != nil {
 			return fmt.Errorf("record %s: %w", r.URL, err)
 		}
@@ -262,12 +269,17 @@ func (n *Node) eventLoop(ctx context.Context) {
 
 // startShard begins serving a shard just acquired.
 func (n *Node) startShard(ctx context.Context, e Event) {
-	if !n.mgr.Holds(e.Shard, e.Token) {
-		return // lost again already
-	}
 	sctx, cancel := context.WithCancel(ctx)
 	r := &shardRun{token: e.Token, acquired: n.now(), cancel: cancel, done: make(chan struct{}), timed: map[string]bool{}}
+	// Checked and recorded under n.mu: the Manager forgets a lease before
+	// it reports Lost, and onEvent takes n.mu, so a Lost either comes
+	// before the check (no start) or finds r (and stops it).
 	n.mu.Lock()
+	if !n.mgr.Holds(e.Shard, e.Token) {
+		n.mu.Unlock()
+		cancel()
+		return // lost again already
+	}
 	if old := n.shards[e.Shard]; old != nil {
 		old.cancel()
 	}
@@ -426,8 +438,11 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	n.mu.Lock()
 	for _, m := range msgs {
 		w, err := decodeWire(m.Data())
+		if err == nil && Shard(urlnorm.Authority(w.URL), n.cfg.Shards) != shard {
+			err = fmt.Errorf("%s belongs to shard %d", w.URL, Shard(urlnorm.Authority(w.URL), n.cfg.Shards))
+		}
 		if err != nil {
-			n.log.Warn("cluster: dropping a message that is no URL", "shard", shard, "err", err)
+			n.log.Warn("cluster: dropping a message that is no URL of this shard", "shard", shard, "err", err)
 			_ = m.Term()
 			continue
 		}
@@ -464,7 +479,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 		case isNotFound(err):
 			undecided = append(undecided, a)
 		default:
-			return len(msgs), fmt.Errorf("look up %s: %w", a.cand.URL, err)
+			return n.nakUnheld(msgs, fmt.Errorf("look up %s: %w", a.cand.URL, err))
 		}
 	}
 	if len(undecided) == 0 {
@@ -482,7 +497,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	}
 	if len(until) > 0 {
 		if err := n.crawl.HoldHosts(ctx, until); err != nil {
-			return len(msgs), err
+			return n.nakUnheld(msgs, err)
 		}
 	}
 	// Held from before the engine queues them: it fetches only held URLs.
@@ -504,7 +519,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 			delete(n.held, c.URL)
 		}
 		n.mu.Unlock()
-		return len(msgs), err
+		return n.nakUnheld(msgs, err)
 	}
 	var decided []*storage.URLRecord
 	var again []frontier.Candidate
@@ -529,15 +544,32 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	}
 	n.mu.Unlock()
 	if err := n.publish(ctx, again); err != nil {
-		return len(msgs), err
+		return n.nakUnheld(msgs, err)
 	}
 	if err := n.putRecords(ctx, decided); err != nil {
-		return len(msgs), err
+		return n.nakUnheld(msgs, err)
 	}
 	for _, m := range acks {
 		_ = m.Ack()
 	}
 	return len(msgs), nil
+}
+
+// nakUnheld gives back, after a failed admission, the batch's messages
+// this node neither acknowledged nor holds, so that they come again now
+// rather than after their hour-long ack wait.
+func (n *Node) nakUnheld(msgs []jetstream.Msg, err error) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, m := range msgs {
+		if w, derr := decodeWire(m.Data()); derr == nil {
+			if h, ok := n.held[w.URL]; ok && h.reply == m.Reply() {
+				continue
+			}
+		}
+		_ = m.Nak() // an acknowledged one ignores it
+	}
+	return len(msgs), err
 }
 
 // foundBy lists what a decided page found, from its record: its links.
@@ -566,13 +598,13 @@ func (n *Node) syncHosts(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		n.writeTimings(ctx, n.Serves, last)
+		n.writeTimings(ctx, n.Serves, last, time.Time{})
 	}
 }
 
 // writeTimings writes the timing of the hosts that match, skipping those
-// unchanged since last (when given).
-func (n *Node) writeTimings(ctx context.Context, match func(string) bool, last map[string]hostTiming) {
+// unchanged since last (when given), each held at least until hold.
+func (n *Node) writeTimings(ctx context.Context, match func(string) bool, last map[string]hostTiming, hold time.Time) {
 	recs, err := n.crawl.HostRecords(ctx, match)
 	if errors.Is(err, crawler.ErrNotRunning) {
 		recs, err = n.storedHosts(match)
@@ -584,6 +616,9 @@ func (n *Node) writeTimings(ctx context.Context, match func(string) bool, last m
 	var futures []jetstream.PubAckFuture
 	for host, rec := range recs {
 		t := timingOf(host, rec)
+		if hold.After(t.HoldUntil) {
+			t.HoldUntil = hold
+		}
 		if last != nil && last[host] == t {
 			continue
 		}
@@ -629,16 +664,25 @@ func (n *Node) beforeRelease(ctx context.Context, shard int) {
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.LeaseTTL/4)
 	defer cancel()
 	match := func(host string) bool { return Shard(host, n.cfg.Shards) == shard }
+	var hold time.Time
 	for {
-		qctx, qcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		qctx, qcancel := context.WithTimeout(ctx, time.Second)
 		busy, err := n.crawl.InFlight(qctx, match)
 		qcancel()
-		if err != nil || busy == 0 {
+		if err == nil && busy == 0 {
 			break
 		}
+		if err != nil && ctx.Err() == nil {
+			pause(ctx, 10*time.Millisecond) // the engine is busy (a commit): ask again
+			continue
+		}
 		if ctx.Err() != nil {
-			n.log.Warn("cluster: handing a shard over with requests still in flight; its next owner fetches them again",
-				"shard", shard, "in_flight", busy)
+			// They may run up to the request timeout: the next owner
+			// waits that long (and the hosts' intervals) before it
+			// requests these hosts, and fetches these URLs again.
+			hold = n.now().Add(n.opts.RequestTimeout)
+			n.log.Warn("cluster: handing a shard over with requests still in flight; its next owner holds the shard's hosts until they must be over",
+				"shard", shard, "in_flight", busy, "hold_until", hold)
 			break
 		}
 		pause(ctx, 10*time.Millisecond)
@@ -655,7 +699,7 @@ func (n *Node) beforeRelease(ctx context.Context, shard int) {
 	// Whatever the wait took, the timing is written: without it the next
 	// owner knows only when it took the shard.
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), n.cfg.LeaseTTL/8)
-	n.writeTimings(wctx, match, nil)
+	n.writeTimings(wctx, match, nil, hold)
 	wcancel()
 	n.mu.Lock()
 	n.forget(shard)
@@ -695,7 +739,9 @@ func (n *Node) waitDrained(ctx context.Context) error {
 // until the others have handed over and left.
 func (n *Node) WaitOthers(ctx context.Context) {
 	for ctx.Err() == nil {
-		if members, err := n.mgr.countMembers(ctx); err == nil && members <= 1 {
+		// A snapshot of the members bucket of its own: countMembers
+		// belongs to the Manager's goroutine.
+		if members, err := snapshot(ctx, n.mgr.members); err == nil && len(members) <= 1 {
 			return
 		}
 		pause(ctx, 100*time.Millisecond)

@@ -1,12 +1,15 @@
 package cluster
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -152,3 +155,54 @@ func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, rep
 
 // isNotFound reports a KV miss.
 func isNotFound(err error) bool { return errors.Is(err, jetstream.ErrKeyNotFound) }
+
+// Records over compressAbove bytes of JSON are stored gzip-compressed (a
+// page's 10,000 links can pass NATS's 1 MiB message limit); a record still
+// over maxRecordEntry compressed is refused with errRecordTooBig.
+const (
+	compressAbove  = 64 << 10
+	maxRecordEntry = 900 << 10
+	maxRecordJSON  = 64 << 20 // what a compressed record may expand to
+)
+
+var errRecordTooBig = errors.New("record too big for the records bucket")
+
+// encodeRecord is a record's value in the records bucket: its export JSON,
+// gzip-compressed when big.
+func encodeRecord(r *storage.URLRecord) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil || len(b) <= compressAbove {
+		return b, err
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	if z.Len() > maxRecordEntry {
+		return nil, errRecordTooBig
+	}
+	return z.Bytes(), nil
+}
+
+// decodeRecordValue returns a records-bucket value as JSON (a JSON value
+// starts with '{'; a compressed one with gzip's magic), expanding at most
+// maxRecordJSON bytes.
+func decodeRecordValue(b []byte) ([]byte, error) {
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		return b, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("compressed record: %w", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxRecordJSON+1))
+	if err != nil {
+		return nil, fmt.Errorf("compressed record: %w", err)
+	}
+	if len(out) > maxRecordJSON {
+		return nil, fmt.Errorf("compressed record: expands past %d bytes", maxRecordJSON)
+	}
+	return out, nil
+}
