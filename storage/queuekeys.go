@@ -48,9 +48,11 @@ func queueKeyFor(id, seq uint64) []byte {
 }
 
 // queueSeqAfter reads the sequence of a new-form key behind its host
-// prefix; ok is false for any other shape (damage).
+// prefix; ok is false for any other shape (damage), a sequence with a
+// leading zero byte included: only the one queueKeyFor writes is read,
+// so that a key that parses is in its host's range and order.
 func queueSeqAfter(rest []byte) (seq uint64, ok bool) {
-	if len(rest) < 2 || int(rest[0]) != len(rest)-1 || rest[0] > 8 {
+	if len(rest) < 2 || int(rest[0]) != len(rest)-1 || rest[0] > 8 || (rest[0] > 1 && rest[1] == 0) {
 		return 0, false
 	}
 	for _, c := range rest[1:] {
@@ -59,13 +61,15 @@ func queueSeqAfter(rest []byte) (seq uint64, ok bool) {
 	return seq, true
 }
 
-// parseQueueKeyV2 splits a new-form key into host id and sequence.
+// parseQueueKeyV2 splits a new-form key into host id and sequence. The id
+// must be in its shortest uvarint form: a longer one (0xf3 0x00 for 115)
+// is not in the host's key range, where Head looks.
 func parseQueueKeyV2(k []byte) (id, seq uint64, ok bool) {
 	if len(k) < 1 || k[0] != queueKeyV2 {
 		return 0, 0, false
 	}
 	id, n := binary.Uvarint(k[1:])
-	if n <= 0 || id == 0 {
+	if n <= 0 || id == 0 || n != len(binary.AppendUvarint(nil, id)) {
 		return 0, 0, false
 	}
 	seq, ok = queueSeqAfter(k[1+n:])
