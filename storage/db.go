@@ -30,7 +30,7 @@ var (
 	bucketMeta     = []byte("meta")
 	bucketSitemaps = []byte("sitemaps")
 	bucketDue      = []byte("due")
-	allBuckets     = [][]byte{bucketURLs, bucketQueue, bucketHostQ, bucketHostA, bucketHosts, bucketRobots, bucketBodies, bucketMeta, bucketSitemaps, bucketDue, bucketParents, bucketParentIDs}
+	allBuckets     = [][]byte{bucketURLs, bucketQueue, bucketHostQ, bucketHostA, bucketHosts, bucketRobots, bucketBodies, bucketMeta, bucketSitemaps, bucketDue, bucketParents, bucketParentIDs, bucketQHostIDs, bucketQHosts}
 	keySeq         = []byte("seq")
 )
 

@@ -17,13 +17,19 @@
 // # Layout
 //
 //	urls      normal URL -> URL record: binary (urlcodec.go; 6-9 bytes
-//	          for a queued URL), or the JSON of files written before it;
-//	          the seen set
+//	          for a queued URL; a fetched page's link list front-coded,
+//	          and flate-compressed over 1 KiB), or the JSON of files
+//	          written before it; the seen set
 //	parents   id(8, big-endian) -> parent URL; ids from the bucket's sequence
 //	parentids parent URL -> id(8, big-endian); records name their parent by id
-//	queue     authority 0x00 seq(8, big-endian) -> marker byte and the URL
-//	          after "http(s)://"+authority (queue.go); older values are
-//	          the whole URL; per-host FIFO
+//	queue     0x01 host id(uvarint) n(1) seq(n, big-endian) -> marker byte
+//	          and the URL after "http(s)://"+authority (queue.go,
+//	          queuekeys.go); files written before keep entries under
+//	          authority 0x00 seq(8), read (first) beside the new ones, and
+//	          whole-URL values; per-host FIFO
+//	qhostids  authority -> queue host id (uvarint), allocated with the
+//	          host's first Enqueue, in its transaction
+//	qhosts    queue host id (uvarint) -> authority; ids from its sequence
 //	hostq     authority -> queued count (8, big-endian)
 //	hosta     authority -> URLs ever admitted (8, big-endian), for the per-host budget
 //	hosts     authority -> HostRecord (JSON)

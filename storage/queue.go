@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Queue values. The queue bucket maps authority 0x00 seq to a normal URL,
+// Queue values. The queue bucket maps a host and a sequence number (keys:
+// queuekeys.go) to a normal URL,
 // which nearly always starts with "http://" or "https://" and the
 // authority already in the key. The value keeps only the rest behind a
 // marker byte; values written before start with 'h' and are the whole URL.
@@ -49,7 +50,7 @@ func queueURL(authority string, v []byte) string {
 	return string(v) // written before the markers
 }
 
-// queueKeyAuthority splits a queue key into its authority and sequence
+// queueKeyAuthority splits an old-form queue key into its authority and sequence
 // number; ok is false for a key of another shape (damage).
 func queueKeyAuthority(k []byte) (authority string, seq uint64, ok bool) {
 	if len(k) < 9 || k[len(k)-9] != 0 {
@@ -58,13 +59,18 @@ func queueKeyAuthority(k []byte) (authority string, seq uint64, ok bool) {
 	return string(k[:len(k)-9]), u64(k[len(k)-8:]), true
 }
 
-// Enqueue appends a normal URL to its host's queue.
+// Enqueue appends a normal URL to its host's queue, under the host's
+// queue id (allocated here, in this transaction, for a host's first URL).
 func (t *Tx) Enqueue(authority, url string) error {
 	seq, err := t.nextSeq()
 	if err != nil {
 		return err
 	}
-	if err := t.b(bucketQueue).Put(queueKey(authority, seq), queueValue(authority, url)); err != nil {
+	id, _, err := t.queueHostID(authority, true)
+	if err != nil {
+		return fmt.Errorf("enqueue %q: %w", url, err)
+	}
+	if err := t.b(bucketQueue).Put(queueKeyFor(id, seq), queueValue(authority, url)); err != nil {
 		return fmt.Errorf("enqueue %q: %w", url, err)
 	}
 	t.hostQ[authority]++
@@ -72,20 +78,42 @@ func (t *Tx) Enqueue(authority, url string) error {
 }
 
 // Head returns the first queued URL of a host and its sequence number.
+// Entries under the old key form come first: a file written before the
+// host ids has them, and they were queued before any under the id.
 func (t *Tx) Head(authority string) (url string, seq uint64, ok bool) {
+	c := t.b(bucketQueue).Cursor()
 	prefix := append([]byte(authority), 0)
-	k, v := t.b(bucketQueue).Cursor().Seek(prefix)
-	if k == nil || !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
+	if k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8 {
+		return queueURL(authority, v), u64(k[len(prefix):]), true
+	}
+	id, ok, err := t.queueHostID(authority, false)
+	if err != nil || !ok {
+		// A damaged id reads as an empty queue here; salvage rebuilds it.
 		return "", 0, false
 	}
-	return queueURL(authority, v), u64(k[len(prefix):]), true
+	prefix = queueHostPrefix(id)
+	k, v := c.Seek(prefix)
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return "", 0, false
+	}
+	seq, ok = queueSeqAfter(k[len(prefix):])
+	if !ok {
+		return "", 0, false
+	}
+	return queueURL(authority, v), seq, true
 }
 
-// Dequeue removes a queue entry returned by Head.
+// Dequeue removes a queue entry returned by Head, under either key form.
 func (t *Tx) Dequeue(authority string, seq uint64) error {
 	b := t.b(bucketQueue)
 	k := queueKey(authority, seq)
-	if b.Get(k) == nil {
+	id, ok, err := t.queueHostID(authority, false)
+	if err != nil {
+		return fmt.Errorf("dequeue %s/%d: %w", authority, seq, err)
+	}
+	if ok && b.Get(queueKeyFor(id, seq)) != nil {
+		k = queueKeyFor(id, seq)
+	} else if b.Get(k) == nil {
 		return nil
 	}
 	if err := b.Delete(k); err != nil {
@@ -119,7 +147,8 @@ func (t *Tx) QueuedHosts(fn func(authority string, n int) error) error {
 	})
 }
 
-// ForEachQueued calls fn for every URL in a host's queue, in order.
+// ForEachQueued calls fn for every URL in a host's queue, in order: the
+// entries under the old key form, then those under the host's id.
 func (t *Tx) ForEachQueued(authority string, fn func(seq uint64, url string) error) error {
 	prefix := append([]byte(authority), 0)
 	c := t.b(bucketQueue).Cursor()
@@ -128,9 +157,24 @@ func (t *Tx) ForEachQueued(authority string, fn func(seq uint64, url string) err
 			return err
 		}
 	}
+	id, ok, err := t.queueHostID(authority, false)
+	if err != nil || !ok {
+		return err
+	}
+	prefix = queueHostPrefix(id)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		seq, ok := queueSeqAfter(k[len(prefix):])
+		if !ok {
+			return badValue{fmt.Errorf("queue of %q: bad key % x", authority, k)}
+		}
+		if err := fn(seq, queueURL(authority, v)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
+// queueKey is the old key form, authority 0x00 seq(8), still read.
 func queueKey(authority string, seq uint64) []byte {
 	k := make([]byte, 0, len(authority)+9)
 	k = append(k, authority...)

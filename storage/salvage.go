@@ -217,6 +217,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 		string(bucketRobots):   func(v []byte) error { return json.Unmarshal(v, new(RobotsRecord)) },
 		string(bucketSitemaps): func(v []byte) error { return json.Unmarshal(v, new(SitemapRecord)) },
 		string(bucketDigests):  func(v []byte) error { return json.Unmarshal(v, new(DigestRecord)) },
+		string(bucketQHostIDs): func(v []byte) error { _, err := decodeQueueID(v); return err },
 	} {
 		b := btx.Bucket([]byte(name))
 		if b == nil {
@@ -281,7 +282,13 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	hostQ := map[string]int64{}
 	seq := u64(meta.Get(keySeq))
 	if err := queue.ForEach(func(k, v []byte) error {
-		host, n, ok := queueKeyAuthority(k)
+		// A new-form key counts only if its id and its host name each
+		// other (qhosts and qhostids agree): Head finds it by the host.
+		host, n, ok := queueKeyHost(btx.Bucket(bucketQHosts), k)
+		if ok && k[0] == queueKeyV2 {
+			id, _, _ := parseQueueKeyV2(k)
+			ok = btx.Bucket(bucketQHostIDs) != nil && idMatches(btx.Bucket(bucketQHostIDs).Get([]byte(host)), id)
+		}
 		u := queueURL(host, v)
 		if !ok || !queuedURLs[u] {
 			drop = append(drop, k)

@@ -23,11 +23,12 @@ type Tx struct {
 	// parent URL <-> id, as this transaction used them (see parents.go)
 	parentIDs  map[string]uint64
 	parentURLs map[uint64]string
+	qhostIDs   map[string]uint64 // host -> queue id, as used (queuekeys.go)
 }
 
 func newTx(tx *bolt.Tx) *Tx {
 	return &Tx{tx: tx, counts: map[State]int64{}, hostQ: map[string]int64{}, hostA: map[string]int64{},
-		parentIDs: map[string]uint64{}, parentURLs: map[uint64]string{}}
+		parentIDs: map[string]uint64{}, parentURLs: map[uint64]string{}, qhostIDs: map[string]uint64{}}
 }
 
 func (t *Tx) b(name []byte) *bolt.Bucket {

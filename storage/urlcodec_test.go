@@ -159,6 +159,7 @@ func TestQueueValue(t *testing.T) {
 func FuzzRecordRoundTrip(f *testing.F) {
 	f.Add("queued", "link", 1, 0, 0, "", "", "", "https://a.test/x", "https://a.test/y", int64(0), int64(0), uint32(0), int32(0), uint8(4), uint64(3))
 	f.Add("fetched", "seed", 0, 2, 200, "text/html", "title", "err", "https://a.test/x", "", int64(1e6), int64(1e9), uint32(5), int32(3600), uint8(7), uint64(0))
+	f.Add("fetched", "seed", 200, 0, 200, "", "", "", "https://a.test/x", "https://a.test/y", int64(0), int64(0), uint32(0), int32(0), uint8(16), uint64(0))
 	f.Add("", "", -1, -1, -1, "\xff", "", "", "", "", int64(-1), int64(-62135596800), uint32(999999999), int32(-3600), uint8(0), uint64(math.MaxUint64))
 	f.Fuzz(func(t *testing.T, state, via string, depth, attempts, status int, ct, title, errs, l1, l2 string, n, sec int64, nsec uint32, off int32, flags uint8, parent uint64) {
 		at := time.Unix(sec, int64(nsec%1e9)).In(time.FixedZone("", int(off%(18*3600))))
@@ -167,6 +168,9 @@ func FuzzRecordRoundTrip(f *testing.F) {
 			LinksDropped: attempts, NoIndex: flags&1 != 0, NoFollow: flags&2 != 0}
 		if flags&4 != 0 {
 			r.Links = []string{l1, l2, l1 + l2}
+		}
+		if flags&16 != 0 { // long enough to be stored compressed
+			r.Links = append(manyLinks(int(uint(depth)%300)), l1, l2)
 		}
 		if flags&8 != 0 {
 			r.FetchedAt, r.Lastmod, r.CheckedAt, r.NextCheck = at, at, at, at
@@ -202,6 +206,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(appendRecord(nil, &URLRecord{State: Queued, DiscoveredVia: "link", Depth: 2, Links: []string{}}, 1))
 	f.Add([]byte(`{"url":"u","state":"queued","links":[]}`))
 	f.Add([]byte{recordV1, 0, 3, 'a', 'b', 'c', 0, 0, fLinks, 2, 0, 1, 'x', 1, 1, 'y'})
+	f.Add(appendRecord(nil, &URLRecord{State: Fetched, Links: manyLinks(300)}, 0))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		r, parent, err := decodeRecord("u", v)
 		if err != nil {
@@ -224,4 +229,101 @@ func FuzzQueueValue(f *testing.F) {
 		}
 		queueURL(authority, v) // any value: no panic
 	})
+}
+
+// manyLinks is a seed page's link list: long enough to be compressed.
+func manyLinks(n int) []string {
+	links := make([]string, n)
+	for i := range links {
+		links[i] = "https://a.test/articles/" + strings.Repeat("x", i%7) + "/page?id=" + string(rune('a'+i%26)) + strings.Repeat("0", i%5)
+	}
+	return links
+}
+
+func TestRecordCompressedLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		links []string
+		z     bool // stored compressed
+	}{
+		{"short", []string{"https://a.test/x", "https://a.test/y"}, false},
+		{"empty", []string{}, false},
+		{"long", manyLinks(2000), true},
+		{"just over", manyLinks(80), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := URLRecord{URL: "u", State: Fetched, Links: tc.links}
+			v := appendRecord(nil, &r, 0)
+			f, _ := binary.Uvarint(v[3:])
+			if got := f&fLinksZ != 0; got != tc.z {
+				t.Errorf("compressed = %v, want %v (%d bytes)", got, tc.z, len(v))
+			}
+			if f&fLinks != 0 && f&fLinksZ != 0 {
+				t.Errorf("both link bits set")
+			}
+			got, _, err := decodeRecord("u", v)
+			if err != nil || !reflect.DeepEqual(got.Links, tc.links) {
+				t.Fatalf("decode: %v, %d links, want %d", err, len(got.Links), len(tc.links))
+			}
+			if tc.z && len(v) >= len(appendLinks(nil, tc.links)) {
+				t.Errorf("compressed value %d bytes, plain list %d", len(v), len(appendLinks(nil, tc.links)))
+			}
+		})
+	}
+}
+
+// TestRecordCompressedLinksDamaged: a damaged compressed list is an error,
+// and a claimed size is never allocated beyond its bound.
+func TestRecordCompressedLinksDamaged(t *testing.T) {
+	r := URLRecord{URL: "u", State: Fetched, Links: manyLinks(500)}
+	good := appendRecord(nil, &r, 0)
+	// version, state, via, then the field bitmap: fLinksZ alone, 3 bytes
+	if f, n := binary.Uvarint(good[3:]); f != fLinksZ || n != 3 {
+		t.Fatalf("fields %#x in %d bytes", f, n)
+	}
+	head := good[:6]
+	body := good[6:]
+	plainN, n1 := binary.Uvarint(body)
+	zN, n2 := binary.Uvarint(body[n1:])
+	z := body[n1+n2:]
+	if uint64(len(z)) != zN {
+		t.Fatalf("compressed length %d, declared %d", len(z), zN)
+	}
+	build := func(plain, zlen uint64, data []byte) []byte {
+		v := append([]byte{}, head...)
+		v = binary.AppendUvarint(v, plain)
+		v = binary.AppendUvarint(v, zlen)
+		return append(v, data...)
+	}
+	flipped := append([]byte{}, z...)
+	flipped[len(flipped)/2] ^= 0xff
+	for _, tc := range []struct {
+		name string
+		v    []byte
+	}{
+		{"huge claim", build(1<<62, zN, z)},
+		{"over the bound", build(maxLinksZ+1, 1<<20, append(z, make([]byte, 1<<20-len(z))...))},
+		{"claim beyond flate's ratio", build(zN*2000, zN, z)},
+		{"claim longer than the data", build(plainN+1, zN, z)},
+		{"claim shorter than the data", build(plainN-1, zN, z)},
+		{"truncated", build(plainN, zN, z[:len(z)/2])},
+		{"truncated stream", build(plainN, zN-3, z[:len(z)-3])},
+		{"garbled", build(plainN, zN, flipped)},
+		{"not flate", build(4, 4, []byte{0xff, 0xff, 0xff, 0xff})},
+		{"both bits", append(binary.AppendUvarint([]byte{recordV1, 2, 2}, fLinks|fLinksZ), 0, 2, 0, 0, 0)},
+		{"inner list damaged", func() []byte {
+			zz, _ := compressLinks(append(binary.AppendUvarint(nil, 2), make([]byte, 2000)...))
+			v := append([]byte{}, head...)
+			return append(v, zz...)
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := decodeRecord("u", tc.v); err == nil {
+				t.Fatalf("no error for % x...", tc.v[:min(len(tc.v), 16)])
+			}
+		})
+	}
+	if got, _, err := decodeRecord("u", build(plainN, zN, z)); err != nil || len(got.Links) != 500 {
+		t.Fatalf("rebuilt value: %v", err)
+	}
 }
