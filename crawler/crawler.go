@@ -52,6 +52,8 @@ type Crawler struct {
 	robotsNotice string // the last "only waiting on robots.txt" notice, said once
 	abandoned    bool   // the stop gave up on busy workers
 
+	running inflight // cancel functions of requests under way (cluster nodes)
+
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
 	spawn   func()        // starts one more worker (Run sets it)

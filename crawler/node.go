@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier"
@@ -291,4 +292,60 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 		}
 		return nil
 	})
+}
+
+// inflight holds the cancel functions of requests under way, by host, so
+// that CancelHosts can cut them short from any goroutine.
+type inflight struct {
+	mu      sync.Mutex
+	cancels map[string]*hostCancel
+}
+
+type hostCancel struct {
+	cancel context.CancelFunc
+	cut    bool
+}
+
+// cancellable derives the context of one request to host; stop, called
+// when the request is over, reports whether CancelHosts cut it short.
+func (c *Crawler) cancellable(ctx context.Context, host string) (context.Context, func() bool) {
+	if c.cfg.Node == nil {
+		return ctx, func() bool { return false }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	hc := &hostCancel{cancel: cancel}
+	c.running.mu.Lock()
+	if c.running.cancels == nil {
+		c.running.cancels = map[string]*hostCancel{}
+	}
+	c.running.cancels[host] = hc
+	c.running.mu.Unlock()
+	return ctx, func() bool {
+		c.running.mu.Lock()
+		if c.running.cancels[host] == hc {
+			delete(c.running.cancels, host)
+		}
+		cut := hc.cut
+		c.running.mu.Unlock()
+		cancel()
+		return cut
+	}
+}
+
+// CancelHosts cuts short the requests under way to the hosts match
+// selects (their shard has gone to another node: the new owner must not
+// find them still running). Their URLs stay queued; each counts as a
+// request made. It does not block: it may be called from any goroutine.
+func (c *Crawler) CancelHosts(match func(host string) bool) int {
+	c.running.mu.Lock()
+	defer c.running.mu.Unlock()
+	n := 0
+	for host, hc := range c.running.cancels {
+		if match(host) && !hc.cut {
+			hc.cut = true
+			hc.cancel()
+			n++
+		}
+	}
+	return n
 }

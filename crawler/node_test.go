@@ -202,3 +202,62 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestCancelHosts: a request under way to a host whose shard went to
+// another node is cut short at once; its URL stays queued (not failed, no
+// backoff), to be fetched by whoever holds it next.
+func TestCancelHosts(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	slow := w.AddHost("slow", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/page":       {Body: "<html>slow</html>", Delay: 3 * time.Second},
+	})
+	node := &fakeNode{serves: map[string]bool{slow.Authority(): true}, holds: map[string]bool{slow.URL("/page"): true},
+		decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{}}
+	cfg := testConfig()
+	cfg.Scope = []string{slow.Authority()}
+	cfg.DefaultDelay = 10 * time.Millisecond
+	cfg.Node = node
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: slow.URL("/page"), Via: "seed"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
+	node.mu.Lock()
+	node.serves[slow.Authority()] = false
+	node.mu.Unlock()
+	start := time.Now()
+	if n := c.CancelHosts(func(h string) bool { return h == slow.Authority() }); n != 1 {
+		t.Fatalf("CancelHosts cut %d requests, want 1", n)
+	}
+	waitFor(t, ctx, "the request to come back", func() bool {
+		n, _ := c.InFlight(ctx, func(string) bool { return true })
+		return n == 0
+	})
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("the cut request came back after %v", d)
+	}
+	if r := records(t, db)[slow.URL("/page")]; r == nil || r.State != storage.Queued {
+		t.Errorf("record after the cut: %+v, want still queued", r)
+	}
+	node.mu.Lock()
+	_, reported := node.decided[slow.URL("/page")]
+	node.mu.Unlock()
+	if reported {
+		t.Error("a cut request was reported as an outcome")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -48,7 +48,7 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		}
 		c.setWork(host, h)
 	}()
-	if r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
+	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
 		if r.robots != nil {
 			c.origins[r.task.origin].fetching = false
 		}

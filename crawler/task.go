@@ -59,8 +59,11 @@ type result struct {
 	links    *pageLinks // a page's outlinks, normalised on the worker
 	freed    bool       // a link-heavy page whose links are admitted in chunks (see startPending)
 	released bool       // its host's slot was freed when it came back (see release)
-	bodyLen  int        // the page body's length (the body itself is dropped by then)
-	ip       string     // the IP the request's connection went to, if known
+	// interrupted: CancelHosts cut the request short (the host went to
+	// another node); the URL stays queued.
+	interrupted bool
+	bodyLen     int    // the page body's length (the body itself is dropped by then)
+	ip          string // the IP the request's connection went to, if known
 	// archived is what the WARC writer did with the exchange, archiveErr
 	// why it could not (Config.Archive only).
 	archived   *archive.Written
@@ -83,6 +86,12 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 
 func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	r = result{task: t, started: c.cfg.Now()}
+	ctx, stop := c.cancellable(ctx, t.host)
+	defer func() {
+		// Cut short by CancelHosts (not by the crawl stopping): the URL
+		// stays queued, as at a stop.
+		r.interrupted = stop()
+	}()
 	ctx, capt := c.startCapture(ctx)
 	defer c.archiveExchange(&r, capt) // runs last, once r is complete
 	// Note when the request really leaves (after connecting): politeness

@@ -270,8 +270,13 @@ func (n *Node) onEvent(e Event) {
 			delete(n.shards, e.Shard)
 			if e.Reason != "surplus" && e.Reason != "released" {
 				// Not handed over on purpose: the lease may pass on at
-				// any moment, and with it the shard's messages.
+				// any moment, and with it the shard's messages; the
+				// requests under way to its hosts are cut short, so that
+				// none still runs when the next owner starts.
 				n.forget(e.Shard)
+				if n.crawl != nil {
+					n.crawl.CancelHosts(func(host string) bool { return Shard(host, n.cfg.Shards) == e.Shard })
+				}
 			}
 			r.cancel()
 		}

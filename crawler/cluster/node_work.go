@@ -665,6 +665,11 @@ func (n *Node) beforeRelease(ctx context.Context, shard int) {
 	defer cancel()
 	match := func(host string) bool { return Shard(host, n.cfg.Shards) == shard }
 	var hold time.Time
+	// Requests still running three quarters of the way through are cut
+	// short (their URLs stay queued here, and come to the next owner with
+	// their messages).
+	cut := time.AfterFunc(n.cfg.LeaseTTL*3/16, func() { n.crawl.CancelHosts(match) })
+	defer cut.Stop()
 	for {
 		qctx, qcancel := context.WithTimeout(ctx, time.Second)
 		busy, err := n.crawl.InFlight(qctx, match)
