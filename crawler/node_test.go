@@ -30,6 +30,32 @@ func (f *fakeNode) Robots(origin string, r *storage.RobotsRecord) {
 	f.robots[origin] = r
 }
 
+// nodeDelay is the default delay of the node tests' crawls.
+const nodeDelay = 10 * time.Millisecond
+
+// newFakeNode serves the given hosts and holds nothing yet.
+func newFakeNode(serves ...string) *fakeNode {
+	f := &fakeNode{serves: map[string]bool{}, holds: map[string]bool{}, decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{}}
+	for _, h := range serves {
+		f.serves[h] = true
+	}
+	return f
+}
+
+// nodeCrawl prepares a crawl of scope running as node (short delays); the
+// state file is closed when the test ends.
+func nodeCrawl(t *testing.T, node *fakeNode, cfg Config, scope ...string) (*Crawler, *storage.DB) {
+	t.Helper()
+	cfg.Scope, cfg.Node, cfg.DefaultDelay = scope, node, nodeDelay
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	t.Cleanup(func() { db.Close() })
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, db
+}
+
 func (f *fakeNode) Divert(c frontier.Candidate) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -76,17 +102,9 @@ func TestNodeHooks(t *testing.T) {
 	}
 	defer w.Close()
 	a, b := w.Host("a"), w.Host("b")
-	node := &fakeNode{serves: map[string]bool{a.Authority(): true}, holds: map[string]bool{}, decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{}}
+	node := newFakeNode(a.Authority())
 	cfg := testConfig(a.URL("/"))
-	cfg.Scope = []string{a.Authority(), b.Authority()}
-	cfg.DefaultDelay = 10 * time.Millisecond
-	cfg.Node = node
-	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
-	c, err := New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, db := nodeCrawl(t, node, cfg, a.Authority(), b.Authority())
 	if got := node.divertedURLs(); !got[a.URL("/")] || len(records(t, db)) != 0 {
 		t.Fatalf("the seed was not diverted (diverted %v, %d records)", got, len(records(t, db)))
 	}
@@ -188,7 +206,7 @@ func TestNodeHooks(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range append(a.Violations(cfg.DefaultDelay, crawltest.Slack, nil), b.Violations(cfg.DefaultDelay, crawltest.Slack, nil)...) {
+	for _, v := range append(a.Violations(nodeDelay, crawltest.Slack, nil), b.Violations(nodeDelay, crawltest.Slack, nil)...) {
 		t.Error(v)
 	}
 }
@@ -213,18 +231,9 @@ func TestCancelHosts(t *testing.T) {
 		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
 		"/page":       {Body: "<html>slow</html>", Delay: 3 * time.Second},
 	})
-	node := &fakeNode{serves: map[string]bool{slow.Authority(): true}, holds: map[string]bool{slow.URL("/page"): true},
-		decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{}}
-	cfg := testConfig()
-	cfg.Scope = []string{slow.Authority()}
-	cfg.DefaultDelay = 10 * time.Millisecond
-	cfg.Node = node
-	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
-	c, err := New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node := newFakeNode(slow.Authority())
+	node.holds[slow.URL("/page")] = true
+	c, db := nodeCrawl(t, node, testConfig(), slow.Authority())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
