@@ -57,23 +57,14 @@ func NewHandoff(ctx context.Context, js jetstream.JetStream, crawl string, shard
 	if h.batch <= 0 {
 		h.batch = 256
 	}
-	// Opened if it exists, created if not: never updated, as every node
-	// would otherwise do at its start (an update racing with another
-	// node's consumer creation trips a data race in nats-server 2.15).
-	stream, err := js.Stream(ctx, HandoffStream(crawl))
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		stream, err = js.CreateStream(ctx, jetstream.StreamConfig{
-			Name:        HandoffStream(crawl),
-			Description: bucketDescription(shards),
-			Subjects:    []string{fmt.Sprintf("politecrawl.%s.shard.*", crawl)},
-			Retention:   jetstream.WorkQueuePolicy,
-			Storage:     jetstream.FileStorage,
-			Replicas:    max(opts.Replicas, 1),
-		})
-		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			stream, err = js.Stream(ctx, HandoffStream(crawl)) // another node was first
-		}
-	}
+	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        HandoffStream(crawl),
+		Description: bucketDescription(shards),
+		Subjects:    []string{fmt.Sprintf("politecrawl.%s.shard.*", crawl)},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(opts.Replicas, 1),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("handoff stream %s: %w", HandoffStream(crawl), err)
 	}

@@ -133,17 +133,9 @@ func timingOf(host string, r storage.HostRecord) hostTiming {
 // buckets.
 func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int) (records, hosts, robots jetstream.KeyValue, err error) {
 	open := func(name, desc string) (jetstream.KeyValue, error) {
-		// Opened if it exists, created if not: never updated (see
-		// NewHandoff).
-		kv, err := js.KeyValue(ctx, name)
-		if errors.Is(err, jetstream.ErrBucketNotFound) {
-			kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-				Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
-			})
-			if errors.Is(err, jetstream.ErrBucketExists) {
-				kv, err = js.KeyValue(ctx, name)
-			}
-		}
+		kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
+		})
 		if err != nil {
 			return nil, fmt.Errorf("bucket %s: %w", name, err)
 		}
