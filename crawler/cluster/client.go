@@ -104,24 +104,13 @@ func (c *Client) Records(ctx context.Context, fn func(json.RawMessage) error) er
 	if err != nil {
 		return fmt.Errorf("read records: %w", err)
 	}
-	defer w.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case e := <-w.Updates():
-			if e == nil {
-				return nil
-			}
-			b, err := decodeRecordValue(e.Value())
-			if err != nil {
-				return fmt.Errorf("record %s: %w", e.Key(), err)
-			}
-			if err := fn(b); err != nil {
-				return err
-			}
+	return drainWatch(ctx, w, func(e jetstream.KeyValueEntry) error {
+		b, err := decodeRecordValue(e.Value())
+		if err != nil {
+			return fmt.Errorf("record %s: %w", e.Key(), err)
 		}
-	}
+		return fn(b)
+	})
 }
 
 // Seed hands URLs to their shards as seeds. Each is normalised; the

@@ -233,6 +233,12 @@ func readShard(ctx context.Context, kv jetstream.KeyValue, shard int, fn func([]
 	if err != nil {
 		return fmt.Errorf("read %s for shard %d: %w", kv.Bucket(), shard, err)
 	}
+	return drainWatch(ctx, w, func(e jetstream.KeyValueEntry) error { fn(e.Value()); return nil })
+}
+
+// drainWatch calls fn with each current entry a watcher delivers, until
+// the watcher's end-of-initial-values marker, then stops it.
+func drainWatch(ctx context.Context, w jetstream.KeyWatcher, fn func(jetstream.KeyValueEntry) error) error {
 	defer w.Stop()
 	for {
 		select {
@@ -242,7 +248,9 @@ func readShard(ctx context.Context, kv jetstream.KeyValue, shard int, fn func([]
 			if e == nil {
 				return nil
 			}
-			fn(e.Value())
+			if err := fn(e); err != nil {
+				return err
+			}
 		}
 	}
 }
