@@ -31,6 +31,7 @@ type Crawler struct {
 
 	inflight     int                  // tasks handed to workers and not back yet
 	received     []result             // results back from workers, waiting to be recorded
+	receivedSize int                  // their weight in memory (see resultSize)
 	pending      []*pendingPage       // link-heavy pages whose links are being admitted
 	flying       map[string]time.Time // hosts with a request in flight, and when it was handed out
 	fenced       map[string]bool      // hosts a cluster node may not serve now (see Node)
@@ -45,6 +46,8 @@ type Crawler struct {
 	committing    *commitJob     // the batch being committed; nil when idle
 	open          *storage.Batch // the batch being built; nil when none
 	openResults   int            // results recorded in it
+	openedAt      time.Time      // when it was opened
+	lastCommit    time.Duration  // how long the last commit took: batches wait batchRatio times that
 	gen           uint64         // batches handed over so far
 
 	fetchCtx     context.Context
@@ -324,7 +327,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
-		if c.committing == nil && (len(c.received) > 0 || c.open != nil) {
+		if c.committing == nil && (len(c.received) > 0 || c.batchDue()) {
 			// Record what came back while the last batch was committed,
 			// a chunk at a time, taking in what comes back meanwhile.
 			if err := c.recordSome(); err != nil {
@@ -353,6 +356,12 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		}
 		if !c.nextDue.IsZero() {
 			if d := max(c.nextDue.Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
+				wait = d
+			}
+		}
+		if c.open != nil && c.committing == nil {
+			// The open batch is handed over when due.
+			if d := max(c.batchDueAt().Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
 				wait = d
 			}
 		}

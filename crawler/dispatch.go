@@ -14,9 +14,11 @@ func originOf(url string) string { return urlnorm.Origin(url) }
 // dispatch hands tasks to idle workers while hosts have open slots. It
 // returns how long until the next slot opens (-1: no host has work).
 func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
-	// Results not recorded yet count too: while commits lag (a slow
-	// disk), no more than a worker's worth each wait in memory.
-	for c.inflight < c.cfg.Workers && len(c.received) < c.cfg.Workers {
+	// Results not recorded yet count too: they wait in memory while a
+	// commit is under way (several milliseconds: see batchRatio), so up
+	// to a batch of them, and receivedMax bytes, may wait; past that, a
+	// slow disk slows the crawl instead of filling memory.
+	for c.inflight < c.cfg.Workers && len(c.received) < batchMax && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
 		c.cfg.Metrics.waited(c.sched.TakeWaited())
@@ -38,6 +40,10 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	}
 	return -1, nil
 }
+
+// receivedMax bounds the memory held by results waiting to be recorded
+// (see resultSize): at most this, plus one result per worker.
+const receivedMax = 64 << 20
 
 // prepare decides what to do with a claimed host slot. In order: a
 // robots.txt redirect hop; robots.txt itself when the next URL's origin

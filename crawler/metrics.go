@@ -19,6 +19,8 @@ type Metrics struct {
 	politenessWait prometheus.Counter
 	robotsFetches  *prometheus.CounterVec
 	sitemapURLs    *prometheus.CounterVec
+	commitTime     prometheus.Histogram
+	commitResults  prometheus.Histogram
 }
 
 // NewMetrics creates the instruments and registers them with reg.
@@ -42,8 +44,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "robots.txt fetches by outcome."}, []string{"outcome"}),
 		sitemapURLs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_sitemap_urls_total",
 			Help: "URLs listed in sitemaps, by fate (accepted or the drop reason)."}, []string{"fate"}),
+		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "politecrawl_commit_duration_seconds",
+			Help:    "Time to write and sync one batch of results to the state file (WARC sync included); its count is the number of commits.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 10)}),
+		commitResults: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "politecrawl_commit_results",
+			Help:    "Fetch results recorded per commit (group commit: more when results come fast).",
+			Buckets: prometheus.ExponentialBuckets(1, 4, 6)}),
 	}
-	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.politenessWait, m.robotsFetches, m.sitemapURLs)
+	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.politenessWait, m.robotsFetches, m.sitemapURLs,
+		m.commitTime, m.commitResults)
 	return m
 }
 
@@ -75,6 +84,13 @@ func (m *Metrics) sitemapFates(accepted int, dropped map[string]int) {
 	m.sitemapURLs.WithLabelValues("accepted").Add(float64(accepted))
 	for k, n := range dropped {
 		m.sitemapURLs.WithLabelValues(k).Add(float64(n))
+	}
+}
+
+func (m *Metrics) committed(took time.Duration, results int) {
+	if m != nil {
+		m.commitTime.Observe(took.Seconds())
+		m.commitResults.Observe(float64(results))
 	}
 }
 
