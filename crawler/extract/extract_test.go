@@ -334,14 +334,25 @@ func BenchmarkHTML(b *testing.B) {
 func TestCharsets(t *testing.T) {
 	for _, c := range []struct {
 		name, ct, body string
+		want           string // the title; "" for Café
 	}{
-		{"header", "text/html; charset=iso-8859-1", "<title>Caf\xe9</title>"},
-		{"meta", "text/html", "<meta charset=\"windows-1252\"><title>Caf\xe9</title>"},
-		{"utf-8", "text/html; charset=utf-8", "<title>Café</title>"},
+		{"header", "text/html; charset=iso-8859-1", "<title>Caf\xe9</title>", ""},
+		{"meta", "text/html", "<meta charset=\"windows-1252\"><title>Caf\xe9</title>", ""},
+		{"utf-8", "text/html; charset=utf-8", "<title>Café</title>", ""},
+		// UTF-8 pages valid and without a byte order mark are read as
+		// they are; the others still go through the decoder.
+		{"utf-8 sniffed", "text/html", "<title>Café</title>", ""},
+		{"utf-8 with BOM", "text/html; charset=utf-8", "\xef\xbb\xbf<title>Café</title>", ""},
+		{"BOM, no header", "", "\xef\xbb\xbf<title>Café</title>", ""},
+		{"utf-8 declared, invalid bytes", "text/html; charset=utf-8", "<title>Café\xff</title>", "Café\ufffd"},
 	} {
 		h := http.Header{"Content-Type": {c.ct}}
 		p, err := HTML([]byte(c.body), mustURL(t, "http://h/"), h, "x")
-		if err != nil || p.Title != "Café" {
+		want := "Café"
+		if c.want != "" {
+			want = c.want
+		}
+		if err != nil || p.Title != want {
 			t.Errorf("%s: title %q, %v", c.name, p.Title, err)
 		}
 	}

@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
 )
 
 // Bounds on what one page can make extraction hold.
@@ -141,12 +144,20 @@ func parse(body []byte, pageURL *url.URL, header http.Header, opts Options, how 
 // decoded reads body as UTF-8, decoded from the charset the Content-Type
 // header or a <meta charset> names (sniffed as the HTML standard says when
 // neither does).
+//
+// Most pages are UTF-8 already: when the charset found is UTF-8 and the
+// body is valid UTF-8 without a byte order mark, the decoder would change
+// nothing, so the body is read as it is (charset.NewReader's two 4 KiB
+// buffers were a fifth of all memory a crawl allocated).
 func decoded(body []byte, header http.Header) io.Reader {
-	if r, err := charset.NewReader(bytes.NewReader(body), header.Get("Content-Type")); err == nil {
-		return r
+	e, name, _ := charset.DetermineEncoding(body, header.Get("Content-Type"))
+	if e == encoding.Nop || name == "utf-8" && !bytes.HasPrefix(body, utf8BOM) && utf8.Valid(body) {
+		return bytes.NewReader(body)
 	}
-	return bytes.NewReader(body)
+	return transform.NewReader(bytes.NewReader(body), e.NewDecoder())
 }
+
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 var tooLong = fmt.Sprintf("URL longer than %d bytes", MaxURLLength)
 
