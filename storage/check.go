@@ -43,7 +43,7 @@ type CheckReport struct {
 // error is nil when the check could run (damage is in the report's
 // Problems); it is ErrLocked while a crawl holds the file.
 func Check(path string, opts Options) (*CheckReport, error) {
-	start := time.Now()
+	start := opts.now()
 	r := &CheckReport{}
 	err := withReadLock(path, opts, func(b *bolt.DB) error {
 		fi, err := os.Stat(path)
@@ -53,7 +53,7 @@ func Check(path string, opts Options) (*CheckReport, error) {
 		r.check(path, b, opts.fullCheck(fi.Size()))
 		return nil
 	})
-	r.Took = time.Since(start)
+	r.Took = opts.now().Sub(start)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		r.Problems = append(r.Problems, de.What)

@@ -67,6 +67,15 @@ type Options struct {
 	// writable file is open (for crawls that run for weeks without a clean
 	// stop). Each copy holds a read transaction for as long as it takes.
 	BackupEvery time.Duration
+	// Now is the clock Check times itself by (default time.Now).
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 func (o Options) fullCheck(size int64) bool {

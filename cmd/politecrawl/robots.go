@@ -76,7 +76,7 @@ func runRobots(cmd *cobra.Command, w io.Writer, f robotsFlags, targets []string)
 			Timeout:       f.timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
-		res := robotscache.Fetch(ctx, client, u, f.agent)
+		res := robotscache.Fetch(ctx, robotscache.Client{HTTP: client, Clock: time.Now}, u, f.agent)
 		fmt.Fprintf(w, "robots.txt %s: %s\n", u, res.Reason())
 		r = res.Robots
 	}

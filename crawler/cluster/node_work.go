@@ -765,8 +765,8 @@ func (n *Node) WaitOthers(ctx context.Context) {
 // leases deleted) and disconnects. Stop the engine first: its last
 // outcomes are then handed over too, within ctx.
 func (n *Node) Close(ctx context.Context) {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	deadline := n.now().Add(5 * time.Second)
+	for n.now().Before(deadline) && ctx.Err() == nil {
 		n.mu.Lock()
 		idle := len(n.jobs) == 0 && !n.busy
 		jobs := n.jobs

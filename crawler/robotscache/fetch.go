@@ -41,10 +41,27 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
-// Doer sends one HTTP request without following redirects.
+// Doer sends one HTTP request without following redirects, and tells the
+// time by its clock (a Retry-After date is read against it): the cache
+// never reads the system clock, so tests can inject theirs.
+// fetch.Fetcher is one; Client makes one of an *http.Client.
 type Doer interface {
 	Do(*http.Request) (*http.Response, error)
+	Now() time.Time
 }
+
+// Client is a Doer made of an *http.Client (which must not follow
+// redirects) and a clock.
+type Client struct {
+	HTTP  *http.Client
+	Clock func() time.Time
+}
+
+// Do sends req with c.HTTP.
+func (c Client) Do(req *http.Request) (*http.Response, error) { return c.HTTP.Do(req) }
+
+// Now is c.Clock's time.
+func (c Client) Now() time.Time { return c.Clock() }
 
 // Result is one robots.txt fetch, redirects included.
 type Result struct {
@@ -135,7 +152,7 @@ func Step(ctx context.Context, client Doer, target, userAgent string, res *Resul
 		}
 		res.Outcome, res.Robots = Unavailable, allowAll
 	case code == http.StatusTooManyRequests || code >= 500 && code < 600:
-		res.RetryAfter = RetryAfter(resp.Header.Get("Retry-After"), now(client))
+		res.RetryAfter = RetryAfter(resp.Header.Get("Retry-After"), client.Now())
 		drain(resp)
 		*res = unreachable(*res, code, nil)
 	case code >= 400 && code < 500:
@@ -250,13 +267,4 @@ func maxAge(cc string) time.Duration {
 		}
 	}
 	return 0
-}
-
-// now reads the client's clock when it has one (fetch.Fetcher does), else
-// the system's.
-func now(client Doer) time.Time {
-	if c, ok := client.(interface{ Now() time.Time }); ok {
-		return c.Now()
-	}
-	return time.Now()
 }

@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-func noRedirectClient() *http.Client {
-	return &http.Client{
+func noRedirectClient() Client {
+	return Client{HTTP: &http.Client{
 		Timeout:       5 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	}, Clock: time.Now}
 }
 
 func TestFetchOutcomes(t *testing.T) {
