@@ -34,7 +34,7 @@
 //	hosta     authority -> URLs ever admitted (8, big-endian), for the per-host budget
 //	hosts     authority -> HostRecord (JSON)
 //	robots    origin -> RobotsRecord (JSON)
-//	bodies    normal URL -> gzip-compressed body
+//	bodies    normal URL -> body: gzip, or under 1 KiB 0x00 + the body as it is
 //	sitemaps  sitemap URL -> SitemapRecord (JSON); also the visited set
 //	due       when(8, big-endian ns) kind(1) URL -> nothing; recrawls by due time
 //	meta      "seq" and "count/<state>" counters (8, big-endian)

@@ -1,9 +1,12 @@
 package storage
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -110,17 +113,81 @@ func TestCountersFollowStates(t *testing.T) {
 
 func TestBodiesRoundTrip(t *testing.T) {
 	d := mustOpen(t)
-	body := []byte("<html>" + string(make([]byte, 10000)) + "</html>")
-	d.Update(func(tx *Tx) error { return tx.PutBody("http://a/", body) })
+	gz := func(b []byte) []byte { // how every body was stored before raw ones
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	big := []byte("<html>" + strings.Repeat("x", 10000) + "</html>")
+	for _, c := range []struct {
+		name   string
+		body   []byte
+		stored []byte // put as it is instead of through PutBody
+		raw    bool   // PutBody keeps it uncompressed
+	}{
+		{name: "empty", body: []byte{}, raw: true},
+		{name: "one byte", body: []byte("x"), raw: true},
+		{name: "under rawBodyMax", body: bytes.Repeat([]byte("a"), rawBodyMax-1), raw: true},
+		{name: "starts like gzip", body: []byte("\x1f\x8b\x08 not gzip"), raw: true},
+		{name: "starts with the raw mark", body: []byte("\x00\x00x"), raw: true},
+		{name: "at rawBodyMax", body: bytes.Repeat([]byte("a"), rawBodyMax)},
+		{name: "10 KB", body: big},
+		{name: "old file, small", body: []byte("<p>hi</p>"), stored: gz([]byte("<p>hi</p>"))},
+		{name: "old file, big", body: big, stored: gz(big)},
+	} {
+		u := "http://a/" + strings.ReplaceAll(c.name, " ", "-")
+		d.Update(func(tx *Tx) error {
+			if c.stored != nil {
+				return tx.PutCompressedBody(u, c.stored)
+			}
+			return tx.PutBody(u, c.body)
+		})
+		d.View(func(tx *Tx) error {
+			got, err := tx.Body(u)
+			if err != nil || !bytes.Equal(got, c.body) || got == nil {
+				t.Errorf("%s: got %d bytes (%q...), %v; want %d", c.name, len(got), cut(got), err, len(c.body))
+			}
+			if v := tx.b(bucketBodies).Get([]byte(u)); c.stored == nil && (v[0] == rawBody) != c.raw {
+				t.Errorf("%s: stored raw %v, want %v", c.name, v[0] == rawBody, c.raw)
+			}
+			return nil
+		})
+	}
 	d.View(func(tx *Tx) error {
-		got, err := tx.Body("http://a/")
-		if err != nil || string(got) != string(body) {
-			t.Errorf("body round trip: %d bytes, %v", len(got), err)
-		}
 		if b, _ := tx.Body("http://none/"); b != nil {
 			t.Error("missing body should be nil")
 		}
 		return nil
+	})
+}
+
+func cut(b []byte) []byte { return b[:min(len(b), 16)] }
+
+// FuzzBodyRoundTrip: every body reads back as it was stored, whatever its
+// length and first bytes, and decoding a stored value never panics.
+func FuzzBodyRoundTrip(f *testing.F) {
+	f.Add([]byte("<html></html>"))
+	f.Add([]byte{0x1f, 0x8b, 0x08, 0})
+	f.Add([]byte{0})
+	f.Add(bytes.Repeat([]byte("ab"), rawBodyMax))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		v, err := CompressBody(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeBody(v)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("round trip of %d bytes: %d bytes, %v", len(body), len(got), err)
+		}
+		decodeBody(body) // a damaged value: an error at most
+		if len(v) > 5 && v[0] == rawBody {
+			v[5+len(body)/2] ^= 0x40
+			if _, err := decodeBody(v); err == nil {
+				t.Fatalf("a flipped bit in a raw body of %d bytes went unnoticed", len(body))
+			}
+		}
 	})
 }
 
