@@ -22,8 +22,8 @@ var (
 const parentCacheMax = 1 << 14
 
 // parentID returns the id of a parent URL, giving it one if it has none.
-// A Tx remembers the ids it used, so a page with 10,000 links looks its
-// own URL up once.
+// A Tx remembers the ids it used or read (see rememberParent), so a page
+// with 10,000 links looks its own URL up once.
 func (t *Tx) parentID(url string) (uint64, error) {
 	if url == "" {
 		return 0, nil
@@ -46,8 +46,22 @@ func (t *Tx) parentID(url string) (uint64, error) {
 			return 0, fmt.Errorf("put parent %q: %w", url, err)
 		}
 	}
-	t.parentIDs[url] = id
+	t.rememberParent(url, id)
 	return id, nil
+}
+
+// rememberParent caches a parent's id both ways, within parentCacheMax
+// each: recording a page rewrites the record read just before, and its
+// parent's id is then known without a lookup.
+func (t *Tx) rememberParent(url string, id uint64) {
+	if len(t.parentIDs) >= parentCacheMax {
+		clear(t.parentIDs)
+	}
+	t.parentIDs[url] = id
+	if len(t.parentURLs) >= parentCacheMax {
+		clear(t.parentURLs)
+	}
+	t.parentURLs[id] = url
 }
 
 // parentURL resolves a parent id read from a record. An id the parents
@@ -60,10 +74,7 @@ func (t *Tx) parentURL(id uint64) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("parent id %d is not in the parents bucket", id)
 	}
-	if len(t.parentURLs) >= parentCacheMax {
-		clear(t.parentURLs)
-	}
-	t.parentURLs[id] = url
+	t.rememberParent(url, id)
 	return url, nil
 }
 
