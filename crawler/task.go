@@ -98,16 +98,28 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 	// counts from there.
 	var sent atomic.Int64
 	var ip atomic.Pointer[string]
+	var mark atomic.Pointer[fetch.SentMark]
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		// The IP the connection went to groups hosts for per-IP limits.
-		GotConn: func(info httptrace.GotConnInfo) { s := remoteIP(info.Conn); ip.Store(&s) },
-		// WroteRequest comes once the request is flushed to the
-		// connection (WroteHeaders comes before the flush): the later,
-		// safer start to count the delay from.
+		GotConn: func(info httptrace.GotConnInfo) {
+			// The IP the connection went to groups hosts for per-IP
+			// limits.
+			s := remoteIP(info.Conn)
+			ip.Store(&s)
+			// When the request's first bytes are written to it is when
+			// the delay counts from (see fetch.MarkSent).
+			m := fetch.MarkSent(info.Conn)
+			mark.Store(&m)
+		},
+		// WroteRequest comes once the request is in the connection's
+		// buffer, before the flush: only where the connection cannot
+		// tell (a dialer of the caller's that hides it) does the delay
+		// count from there.
 		WroteRequest: func(httptrace.WroteRequestInfo) { sent.CompareAndSwap(0, c.cfg.Now().UnixNano()) },
 	})
 	defer func() {
-		if ns := sent.Load(); ns != 0 {
+		if m := mark.Load(); m != nil && !m.Time().IsZero() {
+			r.sent = m.Time()
+		} else if ns := sent.Load(); ns != 0 {
 			r.sent = time.Unix(0, ns)
 		}
 		if p := ip.Load(); p != nil {

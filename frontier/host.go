@@ -332,7 +332,12 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	if crashed {
 		last = now
 	}
-	s.Restore(host, last, time.Duration(r.Interval*float64(time.Second)))
+	// The recorded interval, but never less than the one the host has
+	// already (the default delay, or its robots.txt's): a host whose
+	// record was not committed before a crash, or was lost to damage, has
+	// none, and was spaced by nothing until its robots.txt was read again.
+	iv := max(time.Duration(r.Interval*float64(time.Second)), s.Interval(host))
+	s.Restore(host, last, iv)
 	h := s.slot(host)
 	h.failures, h.lastError = r.Failures, r.LastError
 	h.queued = queued

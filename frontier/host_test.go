@@ -244,3 +244,36 @@ func TestHostRecordRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreWithoutRecord: after a crash, a host whose record never made
+// it to the state file (its results were in the batch the crash lost), or
+// whose record was lost to damage, still waits its delay from the restart:
+// the interval it already has (the default delay, set when the crawl
+// learnt of the host) stands when the record has none.
+func TestRestoreWithoutRecord(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		record   storage.HostRecord
+		crashed  bool
+		wantOpen time.Duration // after t0
+		interval time.Duration
+	}{
+		{"no record, crash", storage.HostRecord{}, true, 40*time.Millisecond + Margin(40*time.Millisecond), 40 * time.Millisecond},
+		{"no record, clean stop", storage.HostRecord{}, false, 0, 40 * time.Millisecond},
+		{"record with a longer interval", storage.HostRecord{Interval: 2}, true, 2*time.Second + Margin(2*time.Second), 2 * time.Second},
+		{"record with a shorter interval", storage.HostRecord{Interval: 0.01}, true, 40*time.Millisecond + Margin(40*time.Millisecond), 40 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewScheduler()
+			s.SetInterval("h", 40*time.Millisecond, t0) // the default delay
+			s.RestoreHost("h", tc.record, 1, tc.crashed, t0)
+			if got := s.Interval("h"); got != tc.interval {
+				t.Errorf("interval %v, want %v", got, tc.interval)
+			}
+			if open := s.OpenAt("h", t0); !open.Equal(t0.Add(tc.wantOpen)) {
+				t.Errorf("opens %v after the restart, want %v", open.Sub(t0), tc.wantOpen)
+			}
+		})
+	}
+}

@@ -203,7 +203,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Fatalf("only %d requests after the reload", len(after))
 	}
 	for i := 1; i < len(after); i++ {
-		if gap := after[i].Start.Sub(after[i-1].Start); gap < 400*time.Millisecond-crawltest.Slack {
+		if gap := after[i].Arrived.Sub(after[i-1].Arrived); gap < 400*time.Millisecond-crawltest.Slack {
 			t.Errorf("gap %v after SIGHUP set 400ms (%s -> %s)", gap, after[i-1].Path, after[i].Path)
 		}
 	}

@@ -1,7 +1,9 @@
 package crawltest
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -29,14 +31,21 @@ type Page struct {
 
 // Request is one request a host received.
 type Request struct {
-	Path            string // path and query
-	Start           time.Time
-	End             time.Time
+	Path  string    // path and query
+	Start time.Time // when the handler started
+	End   time.Time // when the handler returned
+	// Arrived is when the request's first bytes reached the server's
+	// socket, by the kernel's clock (Linux; elsewhere, Start). Gaps
+	// between requests are judged by it: a handler can start late.
+	Arrived         time.Time
 	UA              string
 	IfNoneMatch     string
 	IfModifiedSince string
 	Status          int
 }
+
+// connKey holds a request's connection in its context.
+type connKey struct{}
 
 // Host is one site of a Web.
 type Host struct {
@@ -69,7 +78,12 @@ func NewWeb() *Web { return &Web{hosts: map[string]*Host{}} }
 // path and query, "/robots.txt" included).
 func (w *Web) AddHost(name string, pages map[string]*Page) *Host {
 	h := &Host{Name: name, web: w, pages: pages, served: map[string]int{}}
-	h.Server = httptest.NewServer(http.HandlerFunc(h.serve))
+	h.Server = httptest.NewUnstartedServer(http.HandlerFunc(h.serve))
+	h.Server.Listener = wrapListener(h.Server.Listener)
+	h.Server.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	h.Server.Start()
 	h.base, h.closeFn = h.Server.URL, h.Server.Close
 	w.mu.Lock()
 	w.hosts[name] = h
@@ -118,11 +132,18 @@ func (h *Host) SetPage(path string, p *Page) {
 
 func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.RequestURI()
+	start := time.Now()
+	arrived := start
+	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+		if t := arrival(c); !t.IsZero() && t.Before(start) {
+			arrived = t
+		}
+	}
 	h.mu.Lock()
 	h.inFlight++
 	h.maxFlight = max(h.maxFlight, h.inFlight)
 	i := len(h.log)
-	h.log = append(h.log, Request{Path: key, Start: time.Now(), UA: r.UserAgent(),
+	h.log = append(h.log, Request{Path: key, Start: start, Arrived: arrived, UA: r.UserAgent(),
 		IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since")})
 	p := h.pages[key]
 	if p == nil && h.gen != nil {
@@ -230,7 +251,7 @@ func (h *Host) MaxInFlight() int {
 
 // Violations checks the host's log against the politeness rules and
 // returns one line per breach: the first request was not robots.txt, two
-// requests overlapped, a start-to-start gap was below minGap (allowing
+// requests overlapped, a gap between two arrivals was below minGap (allowing
 // slack for timer granularity), or a path in forbidden was requested.
 func (h *Host) Violations(minGap, slack time.Duration, forbidden func(path string) bool) []string {
 	var v []string
@@ -242,7 +263,7 @@ func (h *Host) Violations(minGap, slack time.Duration, forbidden func(path strin
 		v = append(v, fmt.Sprintf("%s: %d requests in flight at once", h.Name, h.MaxInFlight()))
 	}
 	for i := 1; i < len(log); i++ {
-		if gap := log[i].Start.Sub(log[i-1].Start); gap < minGap-slack {
+		if gap := log[i].Arrived.Sub(log[i-1].Arrived); gap < minGap-slack {
 			v = append(v, fmt.Sprintf("%s: %s started %v after %s (want >= %v)", h.Name, log[i].Path, gap, log[i-1].Path, minGap))
 		}
 	}
@@ -254,13 +275,13 @@ func (h *Host) Violations(minGap, slack time.Duration, forbidden func(path strin
 	return v
 }
 
-// MinGap returns the smallest start-to-start gap in the log (0 with fewer
+// MinGap returns the smallest gap between two arrivals in the log (0 with fewer
 // than two requests).
 func (h *Host) MinGap() time.Duration {
 	log := h.Log()
 	var m time.Duration
 	for i := 1; i < len(log); i++ {
-		if g := log[i].Start.Sub(log[i-1].Start); i == 1 || g < m {
+		if g := log[i].Arrived.Sub(log[i-1].Arrived); i == 1 || g < m {
 			m = g
 		}
 	}

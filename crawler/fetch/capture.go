@@ -84,6 +84,9 @@ type recConn struct {
 	cur *Capture
 }
 
+// NetConn is the connection underneath, for code that unwraps.
+func (c *recConn) NetConn() net.Conn { return c.Conn }
+
 func (c *recConn) attach(capt *Capture) {
 	c.mu.Lock()
 	c.cur = capt

@@ -76,9 +76,16 @@ func New(opts Options) *Fetcher {
 	if !opts.AllowPrivate {
 		dialer.ControlContext = guard
 	}
-	dial := dialer.DialContext
+	base := dialer.DialContext
 	if opts.DialContext != nil {
-		dial = opts.DialContext
+		base = opts.DialContext
+	}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := base(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &timedConn{Conn: c, now: opts.Now}, nil
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address

@@ -1,0 +1,89 @@
+package fetch
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// Politeness counts a host's delay from when a request was sent, and the
+// only moment the client can be sure of is when the write of its first
+// bytes to the connection returned: they are in the kernel's hands (and,
+// on loopback, in the server's socket) by then. httptrace's WroteRequest is
+// not that moment: net/http calls it once the request is in the
+// connection's buffer, before the transport flushes it, and under load
+// the flush came milliseconds later (requests then reached test servers
+// 2 to 3 ms short of a 40 ms delay, by the kernel's receive timestamps).
+//
+// So every connection the Fetcher dials notes when a write returns; a
+// request arms its connection when it gets it (httptrace's GotConn, before
+// anything is written) and reads back the time of the first write after
+// that (SentMark).
+
+// timedConn notes when the first write after arm returned.
+type timedConn struct {
+	net.Conn
+	now func() time.Time
+
+	mu    sync.Mutex
+	armed bool
+	wrote time.Time
+}
+
+func (c *timedConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if n > 0 {
+		c.mu.Lock()
+		if c.armed {
+			c.wrote, c.armed = c.now(), false
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *timedConn) arm() {
+	c.mu.Lock()
+	c.armed, c.wrote = true, time.Time{}
+	c.mu.Unlock()
+}
+
+func (c *timedConn) firstWrite() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wrote
+}
+
+// NetConn is the connection underneath, for code that unwraps.
+func (c *timedConn) NetConn() net.Conn { return c.Conn }
+
+// SentMark reads when a request's first bytes were written.
+type SentMark struct{ c *timedConn }
+
+// MarkSent arms conn (the connection httptrace's GotConn reports for a
+// request, before the request is written) and returns the mark to read
+// once the response came. Connections the Fetcher did not dial give a
+// mark that reads zero.
+func MarkSent(conn net.Conn) SentMark {
+	for conn != nil {
+		if tc, ok := conn.(*timedConn); ok {
+			tc.arm()
+			return SentMark{tc}
+		}
+		u, ok := conn.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		conn = u.NetConn()
+	}
+	return SentMark{}
+}
+
+// Time is when the first write after MarkSent returned; zero if none was
+// seen (nothing written yet, or a connection the Fetcher did not dial).
+func (m SentMark) Time() time.Time {
+	if m.c == nil {
+		return time.Time{}
+	}
+	return m.c.firstWrite()
+}
