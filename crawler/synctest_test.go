@@ -61,12 +61,13 @@ func TestExactSpacing(t *testing.T) {
 			host string
 			gaps []time.Duration // start-to-start, in order
 		}{
-			// Each delay plus the scheduler's margin (2%, at most 20ms).
+			// Each delay plus the scheduler's margin (2%, at least 5ms, at
+			// most 20ms).
 			{"crawl", []time.Duration{255, 255, 255, 255}}, // robots.txt, /, /1, /2, /3: Crawl-delay 0.25
 			{"rate", []time.Duration{510, 510, 510}},       // Request-rate 2/1s
-			{"plain", []time.Duration{102, 102}},           // default_delay
-			{"busy", []time.Duration{102, 2000, 102}},      // 429 with Retry-After: 2 (a hold, no margin)
-			{"down", []time.Duration{102, 200}},            // robots.txt retries: 100ms (the delay wins), then 200ms
+			{"plain", []time.Duration{105, 105}},           // default_delay
+			{"busy", []time.Duration{105, 2000, 105}},      // 429 with Retry-After: 2 (a hold, no margin)
+			{"down", []time.Duration{105, 200}},            // robots.txt retries: 100ms (the delay wins), then 200ms
 		} {
 			log := w.Host(want.host).Log()
 			if len(log) != len(want.gaps)+1 {

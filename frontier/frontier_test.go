@@ -275,3 +275,22 @@ func TestSchedulerCountsPolitenessWait(t *testing.T) {
 		t.Errorf("waited %v, want 1s and the margin", w)
 	}
 }
+
+// TestMargin pins the margin added to every spacing: 2% of the delay, at
+// least 5 ms, at most 20 ms, and none without a delay.
+func TestMargin(t *testing.T) {
+	for _, tc := range []struct{ d, want time.Duration }{
+		{0, 0},
+		{-time.Second, 0},
+		{time.Millisecond, 5 * time.Millisecond},
+		{40 * time.Millisecond, 5 * time.Millisecond},
+		{250 * time.Millisecond, 5 * time.Millisecond},
+		{500 * time.Millisecond, 10 * time.Millisecond},
+		{time.Second, 20 * time.Millisecond},
+		{time.Minute, 20 * time.Millisecond},
+	} {
+		if got := Margin(tc.d); got != tc.want {
+			t.Errorf("Margin(%v) = %v, want %v", tc.d, got, tc.want)
+		}
+	}
+}

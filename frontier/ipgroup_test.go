@@ -76,11 +76,11 @@ func TestIPGroupSpacing(t *testing.T) {
 		cancel   bool
 	}{
 		{0, "a", 0, false},
-		{10 * time.Millisecond, "", 92 * time.Millisecond, false}, // 100ms and its 2ms margin
-		{102 * time.Millisecond, "b", 0, true},                    // b's URL turned out disallowed
-		{102 * time.Millisecond, "c", 0, false},                   // the token is back; c has waited longest
-		{150 * time.Millisecond, "", 54 * time.Millisecond, false},
-		{204 * time.Millisecond, "b", 0, false},
+		{10 * time.Millisecond, "", 95 * time.Millisecond, false}, // 100ms and its 5ms margin
+		{105 * time.Millisecond, "b", 0, true},                    // b's URL turned out disallowed
+		{105 * time.Millisecond, "c", 0, false},                   // the token is back; c has waited longest
+		{150 * time.Millisecond, "", 60 * time.Millisecond, false},
+		{210 * time.Millisecond, "b", 0, false},
 	}
 	for i, st := range steps {
 		now := t0.Add(st.at)
@@ -99,8 +99,8 @@ func TestIPGroupSpacing(t *testing.T) {
 	// spacing with it.
 	s.Started("b", t0.Add(230*time.Millisecond))
 	s.Done("a", t0.Add(240*time.Millisecond))
-	if _, wait, ok := s.Next(t0.Add(240 * time.Millisecond)); ok || wait.Round(time.Microsecond) != 92*time.Millisecond {
-		t.Errorf("after a late start: wait %v ok %v, want 92ms", wait, ok)
+	if _, wait, ok := s.Next(t0.Add(240 * time.Millisecond)); ok || wait.Round(time.Microsecond) != 95*time.Millisecond {
+		t.Errorf("after a late start: wait %v ok %v, want 95ms", wait, ok)
 	}
 }
 

@@ -52,16 +52,22 @@ func (s *Scheduler) Hosts(fn func(h *Host)) {
 
 // Margin is added to every spacing the Scheduler keeps: the gap a server
 // measures between two requests is the gap between their sends plus the
-// difference of the two requests' delays in the network and the server's
-// scheduling, which on a busy machine can be some milliseconds either way.
-// A margin of 2% of the delay, at most 20 ms, keeps the server's gap at or
-// above the delay at a cost of at most 2% of the politeness bound.
+// difference of the two requests' delays on the way (the kernel may put a
+// write's bytes on the wire after write() returned, the network's jitter,
+// the server's own queueing), which can be some milliseconds either way.
+// The margin is 2% of the delay, at least marginMin and at most 20 ms:
+// the floor matters for short delays, where 2% is below a millisecond and
+// loopback tests saw transmit delays of up to 7 ms on a loaded machine;
+// the cap keeps long delays' cost at 2% of the politeness bound or less.
 func Margin(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return min(d/50, 20*time.Millisecond)
+	return min(max(d/50, marginMin), 20*time.Millisecond)
 }
+
+// marginMin is the least margin a positive delay gets.
+const marginMin = 5 * time.Millisecond
 
 func limitFor(d time.Duration) rate.Limit {
 	if d <= 0 {
