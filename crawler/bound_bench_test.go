@@ -198,7 +198,11 @@ type boundWeb struct {
 }
 
 func startBoundWeb(hosts, pages int) (*boundWeb, error) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-test.run=^$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %d", boundServeEnv, hosts, pages))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()

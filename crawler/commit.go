@@ -378,13 +378,20 @@ func (c *Crawler) receiveReady(results <-chan result) error {
 }
 
 // resultSize is roughly what a result waiting to be recorded holds in
-// memory: its stored body and its links (a sitemap's entries).
+// memory: its stored body, its links (a sitemap's entries), a robots.txt
+// body and its parsed rules (counted as much again).
 func resultSize(r result) int {
 	n := len(r.gzBody) + 256
 	if r.links != nil {
 		for _, u := range r.links.urls {
 			n += len(u) + 16
 		}
+		for _, b := range r.links.bad {
+			n += len(b.url) + len(b.reason) + 32
+		}
+	}
+	if r.robots != nil {
+		n += 2 * len(r.robots.Body)
 	}
 	for _, e := range r.entries {
 		n += len(e.URL) + 64

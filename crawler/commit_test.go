@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/crawler/sitemap"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -104,6 +107,28 @@ func TestBatchWait(t *testing.T) {
 	} {
 		if got := batchWait(tc.last); got != tc.want {
 			t.Errorf("batchWait(%v) = %v, want %v", tc.last, got, tc.want)
+		}
+	}
+}
+
+// TestResultSize: what bounds results waiting for a commit (receivedMax)
+// counts what they hold: a stored body, links, a robots.txt body and its
+// rules, a sitemap's entries.
+func TestResultSize(t *testing.T) {
+	base := resultSize(result{})
+	for _, tc := range []struct {
+		name string
+		r    result
+		min  int
+	}{
+		{"body", result{gzBody: make([]byte, 10000)}, 10000},
+		{"links", result{links: &pageLinks{urls: []string{strings.Repeat("u", 500), strings.Repeat("v", 500)}}}, 1000},
+		{"bad links", result{links: &pageLinks{bad: []badLink{{url: strings.Repeat("b", 800), reason: "r"}}}}, 800},
+		{"robots.txt", result{robots: &robotscache.Result{Body: make([]byte, 400<<10)}}, 800 << 10},
+		{"sitemap", result{entries: []sitemap.Entry{{URL: strings.Repeat("s", 700)}}}, 700},
+	} {
+		if got := resultSize(tc.r) - base; got < tc.min {
+			t.Errorf("%s: counted %d bytes, want at least %d", tc.name, got, tc.min)
 		}
 	}
 }

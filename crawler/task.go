@@ -110,17 +110,21 @@ func (c *Crawler) run(ctx context.Context, t task) (r result) {
 			m := fetch.MarkSent(info.Conn)
 			mark.Store(&m)
 		},
-		// WroteRequest comes once the request is in the connection's
-		// buffer, before the flush: only where the connection cannot
-		// tell (a dialer of the caller's that hides it) does the delay
-		// count from there.
+		// WroteRequest comes once an HTTP/1.1 request is in the
+		// connection's buffer, before the flush (see below).
 		WroteRequest: func(httptrace.WroteRequestInfo) { sent.CompareAndSwap(0, c.cfg.Now().UnixNano()) },
 	})
 	defer func() {
-		if m := mark.Load(); m != nil && !m.Time().IsZero() {
-			r.sent = m.Time()
-		} else if ns := sent.Load(); ns != 0 {
+		// The later of the two: over HTTP/1.1 the write returns after
+		// WroteRequest; over HTTP/2 the first write after GotConn may be
+		// a frame of the transport's own (a SETTINGS or PING answer)
+		// and WroteRequest comes after the headers' flush; a retry on a
+		// connection that wrote nothing leaves only WroteRequest.
+		if ns := sent.Load(); ns != 0 {
 			r.sent = time.Unix(0, ns)
+		}
+		if m := mark.Load(); m != nil && m.Time().After(r.sent) {
+			r.sent = m.Time()
 		}
 		if p := ip.Load(); p != nil {
 			r.ip = *p

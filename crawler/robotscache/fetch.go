@@ -60,8 +60,13 @@ type Client struct {
 // Do sends req with c.HTTP.
 func (c Client) Do(req *http.Request) (*http.Response, error) { return c.HTTP.Do(req) }
 
-// Now is c.Clock's time.
-func (c Client) Now() time.Time { return c.Clock() }
+// Now is c.Clock's time (the system's if Clock is nil).
+func (c Client) Now() time.Time {
+	if c.Clock == nil {
+		return time.Now()
+	}
+	return c.Clock()
+}
 
 // Result is one robots.txt fetch, redirects included.
 type Result struct {
