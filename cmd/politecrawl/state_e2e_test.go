@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	bolt "go.etcd.io/bbolt"
 )
 
 // cli runs the built binary and returns its output and exit status.
@@ -41,20 +42,59 @@ func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-// garbleMiddle overwrites the element headers of every branch and leaf
-// page in the middle third of a state file: some of them are in use.
+// garbleMiddle overwrites the element headers of the branch and leaf
+// pages in use in the middle third of a state file's pages in use. Which
+// pages hold the tree and which are freed copies depends on how commits
+// fell, so it asks bbolt (on a copy) rather than guessing from offsets.
 func garbleMiddle(t *testing.T, path string) {
 	t.Helper()
-	pages := treePages(t, path, nil)
-	n := 0
-	for _, id := range pages {
-		if id >= pages[len(pages)-1]/3 && id < 2*pages[len(pages)-1]/3 {
-			garblePage(t, path, id)
-			n++
-		}
+	used := usedTreePages(t, path)
+	if len(used) == 0 {
+		t.Fatalf("no branch or leaf page in use in %s", path)
 	}
-	if n == 0 {
-		t.Fatalf("no branch or leaf page in the middle of %s", path)
+	lo, hi := len(used)/3, 2*len(used)/3
+	if hi == lo {
+		hi = lo + 1
+	}
+	for _, id := range used[lo:hi] {
+		garblePage(t, path, id)
+	}
+}
+
+// usedTreePages lists the branch and leaf pages a state file's tree uses
+// (not freed ones), by opening a copy with bbolt.
+func usedTreePages(t *testing.T, path string) []int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	if err := os.WriteFile(cp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(cp, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var out []int
+	for id := 3; ; id++ {
+		info, err := tx.Page(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info == nil {
+			return out
+		}
+		if info.Type == "branch" || info.Type == "leaf" {
+			out = append(out, id)
+		}
 	}
 }
 
