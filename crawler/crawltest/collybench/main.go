@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -73,6 +74,17 @@ type result struct {
 	robots    int           // requests for /robots.txt (one per host when fetched once)
 	elapsed   time.Duration // from the seed to the end of the crawl
 	maxFlight int           // most requests in flight at once on one host
+	cpu       time.Duration // CPU time of the whole process (the servers' too)
+}
+
+// cpuPerPage is the process's CPU time per page: the test servers run in
+// the same process and do the same work for every crawler, so differences
+// are the crawlers'.
+func (r result) cpuPerPage() time.Duration {
+	if r.pages == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.pages)
 }
 
 func (r result) rate() float64 { return float64(r.pages) / r.elapsed.Seconds() }
@@ -102,8 +114,9 @@ func run(out io.Writer, o options) error {
 				return fmt.Errorf("round %d, %s: %w", round, name, err)
 			}
 			rates[name] = append(rates[name], r.rate())
-			fmt.Fprintf(out, "round %d  %-14s %6.0f pages/s  (%d pages in %v; %d requests, %d for robots.txt; at most %d in flight on one host)\n",
-				round, name, r.rate(), r.pages, r.elapsed.Round(time.Millisecond), r.requests, r.robots, r.maxFlight)
+			fmt.Fprintf(out, "round %d  %-14s %6.0f pages/s  (%d pages in %v; CPU %v per page, %.0f%% of one core; %d requests, %d for robots.txt; at most %d in flight on one host)\n",
+				round, name, r.rate(), r.pages, r.elapsed.Round(time.Millisecond), r.cpuPerPage().Round(time.Microsecond),
+				100*r.cpu.Seconds()/r.elapsed.Seconds(), r.requests, r.robots, r.maxFlight)
 		}
 	}
 	summarise(out, o.crawlers, rates)
@@ -113,11 +126,14 @@ func run(out io.Writer, o options) error {
 func crawlOnce(o options, name string) (result, error) {
 	w := newWeb(o.hosts, o.pages, o.latency)
 	defer w.Close()
+	runtime.GC() // the previous crawl's garbage is not this one's work
+	cpu0 := cpuTime()
 	elapsed, err := crawlers[name](o, w)
 	if err != nil {
 		return result{}, err
 	}
 	r := w.result(elapsed)
+	r.cpu = cpuTime() - cpu0
 	if want := o.hosts * o.pages; r.pages != want {
 		return r, fmt.Errorf("fetched %d pages, want %d", r.pages, want)
 	}

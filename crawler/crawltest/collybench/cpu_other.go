@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+// cpuTime is not measured here: CPU per page reads 0.
+func cpuTime() time.Duration { return 0 }
