@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -29,7 +30,9 @@ type Crawler struct {
 	hosts    map[string]*hostWork
 	origins  map[string]*originState
 
-	inflight     int                  // tasks handed to workers and not back yet
+	inflight     int                  // tasks handed to workers and not back yet (waiting ones too)
+	tasks        chan task            // to the workers (see aheadOf); nil outside Run
+	stopping     atomic.Bool          // the crawl is stopping: workers start no task taken from now on
 	received     []result             // results back from workers, waiting to be recorded
 	receivedSize int                  // their weight in memory (see resultSize)
 	pending      []*pendingPage       // link-heavy pages whose links are being admitted
@@ -279,15 +282,19 @@ func (c *Crawler) Run(ctx context.Context) error {
 	if err := c.db.Update(func(tx *storage.Tx) error { return tx.SetFlag(flagRunning, true) }); err != nil {
 		return err
 	}
-	tasks := make(chan task)
-	// Room for a result from every worker there can ever be, so no worker
-	// blocks on its last send.
-	results := make(chan result, maxWorkers)
+	// Room for every task there can be (workers and those waiting for
+	// one, see aheadOf), so the coordinator never blocks on a send, and
+	// for a result of each, so no worker blocks on its last send.
+	tasks := make(chan task, maxWorkers+aheadOf(maxWorkers))
+	results := make(chan result, maxWorkers+aheadOf(maxWorkers))
+	c.tasks = tasks
 	var wg sync.WaitGroup
 	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
 	c.growWorkers()
 	c.startCommitter()
 	err := c.loop(ctx, tasks, results)
+	// Tasks still waiting for a worker come back unsent.
+	c.stopping.Store(true)
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}

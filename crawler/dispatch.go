@@ -18,7 +18,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	// commit is under way (several milliseconds: see batchRatio), so up
 	// to a batch of them, and receivedMax bytes, may wait; past that, a
 	// slow disk slows the crawl instead of filling memory.
-	for c.inflight < c.cfg.Workers && len(c.received) < batchMax && c.receivedSize < receivedMax {
+	for c.inflight < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < batchMax && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
 		c.cfg.Metrics.waited(c.sched.TakeWaited())
@@ -30,6 +30,9 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 			return 0, err
 		}
 		if send {
+			// Registered here, not when a worker starts it: a task may
+			// wait for a worker, and CancelHosts must reach it there.
+			t.ctx, t.stop = c.cancellable(c.fetchCtx, t.host)
 			c.inflight++
 			c.flying[t.host] = now
 			if t.kind == taskPage {
@@ -40,6 +43,18 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	}
 	return -1, nil
 }
+
+// aheadOf is how many tasks may wait for a worker on top of workers busy
+// ones: a quarter as many. A worker done with one task takes the next at
+// once instead of waiting for the coordinator to take its result and
+// dispatch again (two goroutine hand-offs: measured 0.3 ms to wake a
+// worker plus the coordinator's turn, on a host cycle of about 6 ms in
+// the 50-host benchmark; with tasks waiting, 8,100 -> 9,100 pages/s).
+// Waiting tasks hold their hosts' slots, so a host still has at most one
+// request at a time; the delay counts from when a request is written,
+// so a task that waited only goes later. At most workers requests run at
+// once.
+func aheadOf(workers int) int { return max(1, workers/4) }
 
 // receivedMax bounds the memory held by results waiting to be recorded
 // (see resultSize): at most this, plus one result per worker.

@@ -306,11 +306,13 @@ type hostCancel struct {
 	cut    bool
 }
 
+func notCut() bool { return false }
+
 // cancellable derives the context of one request to host; stop, called
 // when the request is over, reports whether CancelHosts cut it short.
 func (c *Crawler) cancellable(ctx context.Context, host string) (context.Context, func() bool) {
 	if c.cfg.Node == nil {
-		return ctx, func() bool { return false }
+		return ctx, notCut
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	hc := &hostCancel{cancel: cancel}

@@ -49,7 +49,7 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		c.setWork(host, h)
 	}()
 	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
-		if r.robots != nil {
+		if r.task.kind == taskRobots {
 			c.origins[r.task.origin].fetching = false
 		}
 		// Stopping: the URL stays at the head of its queue. Whether the

@@ -132,7 +132,8 @@ func (c *Crawler) liveStatus() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.Running, st.InFlight = true, c.inflight
+	// Tasks waiting for a worker have no request under way yet.
+	st.Running, st.InFlight = true, c.inflight-len(c.tasks)
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
 		if c.sched.InFlight(h.Host) {

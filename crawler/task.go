@@ -40,6 +40,10 @@ type task struct {
 	fetchedAt time.Time
 	origin    string              // robots: the origin whose robots.txt this is
 	robots    *robotscache.Result // robots: the fetch so far (hops)
+	// ctx is the request's context and stop ends it, reporting whether
+	// CancelHosts cut it short (see cancellable); both set at dispatch.
+	ctx  context.Context
+	stop func() bool
 }
 
 // result is what a worker hands back. Exactly one of page, robots is set.
@@ -74,7 +78,16 @@ type result struct {
 // a task arrives only when its host's slot is open.
 func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
-		r := c.run(ctx, t)
+		if c.stopping.Load() {
+			// It waited for a worker past the stop: no new requests.
+			t.stop()
+			results <- result{task: t, interrupted: true}
+			continue
+		}
+		if t.ctx == nil {
+			t.ctx, t.stop = ctx, notCut
+		}
+		r := c.run(t)
 		if r.page != nil {
 			// Everything that needs the body is done: the result may
 			// wait a while to be recorded, and bodies can be big.
@@ -84,13 +97,13 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 	}
 }
 
-func (c *Crawler) run(ctx context.Context, t task) (r result) {
+func (c *Crawler) run(t task) (r result) {
 	r = result{task: t, started: c.cfg.Now()}
-	ctx, stop := c.cancellable(ctx, t.host)
+	ctx := t.ctx
 	defer func() {
 		// Cut short by CancelHosts (not by the crawl stopping): the URL
 		// stays queued, as at a stop.
-		r.interrupted = stop()
+		r.interrupted = t.stop()
 	}()
 	ctx, capt := c.startCapture(ctx)
 	defer c.archiveExchange(&r, capt) // runs last, once r is complete

@@ -31,6 +31,14 @@
 //     colly fetches robots.txt outside its limit rules, and several
 //     goroutines that meet a new host each fetch it (no single flight), so
 //     there are more robots.txt requests than hosts.
+//   - ceiling: not a crawler. 32 goroutines fetch the pages, known in
+//     advance, with a plain net/http client, one request at a time per
+//     host, parsing and storing nothing: the most pages/s 32 concurrent
+//     requests get from these servers on this machine, which every crawler
+//     here is under.
+//
+// Each line also gives the process's CPU time per page (getrusage; the
+// servers run in the same process and cost the same for every crawler).
 package main
 
 import (
@@ -58,7 +66,7 @@ func main() {
 	flag.DurationVar(&o.latency, "latency", time.Millisecond, "server think time per page")
 	flag.IntVar(&o.workers, "workers", 32, "concurrent fetches (politecrawl workers, colly Parallelism)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; each crawls one fresh web per crawler")
-	flag.StringVar(&list, "crawlers", "politecrawl,colly,colly-perhost", "crawlers to run, in order")
+	flag.StringVar(&list, "crawlers", "politecrawl,colly,colly-perhost,ceiling", "crawlers to run, in order")
 	flag.Parse()
 	o.crawlers = strings.Split(list, ",")
 	if err := run(os.Stdout, o); err != nil {
@@ -92,6 +100,7 @@ func (r result) rate() float64 { return float64(r.pages) / r.elapsed.Seconds() }
 var crawlers = map[string]func(options, *web) (time.Duration, error){
 	"politecrawl":   crawlPolitecrawl,
 	"colly":         func(o options, w *web) (time.Duration, error) { return crawlColly(o, w, false) },
+	"ceiling":       crawlCeiling,
 	"colly-perhost": func(o options, w *web) (time.Duration, error) { return crawlColly(o, w, true) },
 }
 
