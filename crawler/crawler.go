@@ -30,17 +30,19 @@ type Crawler struct {
 	hosts    map[string]*hostWork
 	origins  map[string]*originState
 
-	inflight     int                  // tasks handed to workers and not back yet (waiting ones too)
-	tasks        chan task            // to the workers (see aheadOf); nil outside Run
-	stopping     atomic.Bool          // the crawl is stopping: workers start no task taken from now on
-	received     []result             // results back from workers, waiting to be recorded
-	receivedSize int                  // their weight in memory (see resultSize)
-	pending      []*pendingPage       // link-heavy pages whose links are being admitted
-	flying       map[string]time.Time // hosts with a request in flight, and when it was handed out
-	fenced       map[string]bool      // hosts a cluster node may not serve now (see Node)
-	nextDue      time.Time            // earliest scheduled recrawl; zero if none
-	events       []Event              // outcomes of the transaction being built
-	batchArchive bool                 // the transaction being built records WARC captures
+	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
+	tasks        chan task         // to the workers (see aheadOf); nil outside Run
+	stopping     atomic.Bool       // the crawl is stopping: workers start no task taken from now on
+	received     []result          // results back from workers, waiting to be recorded
+	receivedSize int               // their weight in memory (see resultSize)
+	pending      []*pendingPage    // link-heavy pages whose links are being admitted
+	flying       map[string]uint64 // hosts with a request in flight, and its claim (see task.claim)
+	claims       uint64            // tasks dispatched so far
+	sentNotes    chan sentNote     // from workers: spaced requests that went out (see task.notifySent)
+	fenced       map[string]bool   // hosts a cluster node may not serve now (see Node)
+	nextDue      time.Time         // earliest scheduled recrawl; zero if none
+	events       []Event           // outcomes of the transaction being built
+	batchArchive bool              // the transaction being built records WARC captures
 
 	// The commit pipeline (see commit.go).
 	commits       chan *commitJob // to the committer; nil when none runs
@@ -122,7 +124,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		sched:    frontier.NewScheduler(),
 		hosts:    map[string]*hostWork{},
 		origins:  map[string]*originState{},
-		flying:   map[string]time.Time{},
+		flying:   map[string]uint64{},
 		fenced:   map[string]bool{},
 		control:  make(chan call),
 		stopped:  make(chan struct{}),
@@ -288,6 +290,8 @@ func (c *Crawler) Run(ctx context.Context) error {
 	tasks := make(chan task, maxWorkers+aheadOf(maxWorkers))
 	results := make(chan result, maxWorkers+aheadOf(maxWorkers))
 	c.tasks = tasks
+	// At most one note per task.
+	c.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup
 	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
 	c.growWorkers()
@@ -380,6 +384,10 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		case r := <-results:
 			if err := c.receive(r); err != nil {
 				return err
+			}
+		case n := <-c.sentNotes:
+			if c.flying[n.host] == n.claim {
+				c.sched.Sent(n.host, n.at, c.cfg.Now())
 			}
 		case j := <-c.committedCh():
 			if err := c.finishCommit(j); err != nil {

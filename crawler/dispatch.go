@@ -33,8 +33,10 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 			// Registered here, not when a worker starts it: a task may
 			// wait for a worker, and CancelHosts must reach it there.
 			t.ctx, t.stop = c.cancellable(c.fetchCtx, t.host)
+			c.claims++
+			t.claim, t.notifySent = c.claims, c.sched.WantsSent(t.host)
 			c.inflight++
-			c.flying[t.host] = now
+			c.flying[t.host] = t.claim
 			if t.kind == taskPage {
 				c.sched.Take(t.host, t.seq)
 			}

@@ -3,8 +3,10 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -159,15 +161,7 @@ func TestIPDelayExact(t *testing.T) {
 		cfg.Fetch.DialContext = pn.Dial
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
-		db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-		defer db.Close()
-		c, err := New(db, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		crawlToEnd(t, cfg)
 		var shared []crawltest.Request
 		for i, h := range web.Hosts() {
 			log := h.Log()
@@ -186,11 +180,83 @@ func TestIPDelayExact(t *testing.T) {
 			}
 			shared = append(shared, log[1:]...)
 		}
-		sort.Slice(shared, func(i, j int) bool { return shared[i].Start.Before(shared[j].Start) })
-		for i := 1; i < len(shared); i++ {
-			if gap := shared[i].Start.Sub(shared[i-1].Start); gap < 306*time.Millisecond {
-				t.Errorf("starts to 192.0.2.1 %v apart (%s then %s), want at least 306ms", gap, shared[i-1].Path, shared[i].Path)
-			}
-		}
+		wantStartsApart(t, "192.0.2.1", shared, 306*time.Millisecond)
 	})
+}
+
+// TestIPDelayCountsFromTheWrite: in fake time, one host of an IP takes
+// 80ms to connect for every request (it closes its connections) and 400ms
+// to answer, while the others reuse their connections. Spacing counted from the claim would let the next
+// host start 80ms short of ip_delay after a request that connected first;
+// counted from the write (the worker reports it at once), every start to
+// the IP is at least ip_delay plus the margin after the one before.
+func TestIPDelayCountsFromTheWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pn := crawltest.NewPipeNet()
+		web := crawltest.NewWeb()
+		defer web.Close()
+		var seeds, scope []string
+		for i := range 3 {
+			name := fmt.Sprintf("s%d.test", i)
+			pn.SetIP(name, "192.0.2.1")
+			page := func(body string) *crawltest.Page {
+				p := &crawltest.Page{Body: body}
+				if i == 0 {
+					p.Header = map[string]string{"Connection": "close"}
+					p.Delay = 400 * time.Millisecond // still under way when the next host's turn comes
+				}
+				return p
+			}
+			pages := map[string]*crawltest.Page{"/robots.txt": {Status: 404}, "/": page(`<a href="/a">a</a><a href="/b">b</a><a href="/c">c</a>`),
+				"/a": page(""), "/b": page(""), "/c": page("")}
+			web.AddPipeHost(name, pn, name, pages)
+			seeds, scope = append(seeds, "http://"+name+"/"), append(scope, name)
+		}
+		cfg := testConfig(seeds...)
+		cfg.Scope, cfg.Workers = scope, 8
+		cfg.Fetch.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if strings.HasPrefix(addr, "s0.test:") {
+				time.Sleep(80 * time.Millisecond)
+			}
+			return pn.Dial(ctx, network, addr)
+		}
+		cfg.DefaultDelay = 100 * time.Millisecond
+		cfg.IPDelay = 300 * time.Millisecond
+		crawlToEnd(t, cfg)
+		var shared []crawltest.Request
+		for _, h := range web.Hosts() {
+			log := h.Log()
+			if len(log) != 5 {
+				t.Fatalf("%s: %d requests, want 5", h.Name, len(log))
+			}
+			shared = append(shared, log[1:]...) // the first finds out the IP
+		}
+		wantStartsApart(t, "192.0.2.1", shared, 306*time.Millisecond)
+	})
+}
+
+// crawlToEnd runs a crawl with cfg on a new state file until it drains.
+func crawlToEnd(t *testing.T, cfg Config) {
+	t.Helper()
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantStartsApart checks that the requests to ip, in any order, started at
+// least gap apart.
+func wantStartsApart(t *testing.T, ip string, reqs []crawltest.Request, gap time.Duration) {
+	t.Helper()
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].Start.Before(reqs[j].Start) })
+	for i := 1; i < len(reqs); i++ {
+		if d := reqs[i].Start.Sub(reqs[i-1].Start); d < gap {
+			t.Errorf("starts to %s %v apart (%s then %s), want at least %v", ip, d, reqs[i-1].Path, reqs[i].Path, gap)
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package crawler
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,15 +45,7 @@ func TestExactSpacing(t *testing.T) {
 		cfg.Scope = []string{"crawl.test", "rate.test", "plain.test", "busy.test", "down.test"}
 		cfg.Fetch.DialContext = pn.Dial
 		cfg.DefaultDelay = 100 * time.Millisecond
-		db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-		defer db.Close()
-		c, err := New(db, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		crawlToEnd(t, cfg)
 
 		for _, want := range []struct {
 			host string

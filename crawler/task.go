@@ -44,6 +44,18 @@ type task struct {
 	// CancelHosts cut it short (see cancellable); both set at dispatch.
 	ctx  context.Context
 	stop func() bool
+	// claim tells this task's request from others to the same host;
+	// notifySent asks the worker to report when it went out, at once (its
+	// IP group's other hosts wait for that: see frontier's Sent).
+	claim      uint64
+	notifySent bool
+}
+
+// sentNote reports when a task's request went out.
+type sentNote struct {
+	host  string
+	claim uint64
+	at    time.Time
 }
 
 // result is what a worker hands back. Exactly one of page, robots is set.
@@ -112,6 +124,7 @@ func (c *Crawler) run(t task) (r result) {
 	var sent atomic.Int64
 	var ip atomic.Pointer[string]
 	var mark atomic.Pointer[fetch.SentMark]
+	var notified atomic.Bool // one note per task, whatever the connections
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			// The IP the connection went to groups hosts for per-IP
@@ -120,7 +133,19 @@ func (c *Crawler) run(t task) (r result) {
 			ip.Store(&s)
 			// When the request's first bytes are written to it is when
 			// the delay counts from (see fetch.MarkSent).
-			m := fetch.MarkSent(info.Conn)
+			var notify func(time.Time)
+			if t.notifySent {
+				notify = func(at time.Time) {
+					if !notified.CompareAndSwap(false, true) {
+						return
+					}
+					select {
+					case c.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
+					default: // cannot happen (room for one per task); the group then waits for the result
+					}
+				}
+			}
+			m := fetch.MarkSentNotify(info.Conn, notify)
 			mark.Store(&m)
 		},
 		// WroteRequest comes once an HTTP/1.1 request is in the

@@ -56,6 +56,7 @@ type Host struct {
 	group         *ipGroup          // the IP its requests connect to; nil until known
 	flightGroup   *ipGroup          // the group the request in flight counts against
 	gres          *rate.Reservation // the group's token taken by Next
+	unsent        bool              // claimed in a spaced group; when it goes out is not known yet (see Sent)
 	prevGroupLast time.Time
 	parked        bool // held back by its group's in-flight cap, not in ready
 	keepSince     bool // re-entering ready after parking: keeps its place in line

@@ -12,6 +12,12 @@ import (
 // most maxInFlight requests at once, and request starts at least delay
 // apart across all its hosts. A host joins its group once a request to it
 // has connected (SetGroup); before that it is limited per host only.
+//
+// Spacing counts from when a request was written, not from its claim: a
+// request that connects first (or waits for a worker) goes out later than
+// it was claimed, and spacing from the claim would let the next host of
+// the group start less than delay after it. So while a claim in a spaced
+// group has not been reported sent (Sent), the group's other hosts wait.
 
 // ipGroup is the hosts whose requests connect to one IP.
 type ipGroup struct {
@@ -20,7 +26,11 @@ type ipGroup struct {
 	inFlight int
 	lim      *rate.Limiter // start-to-start spacing across the group
 	last     time.Time     // start of the group's last request
-	parked   []*Host       // hosts with work held back by the in-flight cap
+	parked   []*Host       // hosts with work held back by the in-flight cap or an unsent claim
+	// unsent counts claims whose requests have not been reported sent
+	// (only when starts are spaced): until then the group's spacing
+	// cannot count from them, so no other host of the group starts.
+	unsent int
 }
 
 // SetIPLimits sets the limits each IP group gets: maxInFlight requests at
@@ -95,7 +105,7 @@ func (s *Scheduler) groupBlocks(h *Host, now time.Time) bool {
 	if g == nil {
 		return false
 	}
-	if s.ipMax > 0 && g.inFlight >= s.ipMax {
+	if s.ipMax > 0 && g.inFlight >= s.ipMax || g.unsent > 0 {
 		s.removeReady(h)
 		h.parked = true
 		g.parked = append(g.parked, h)
@@ -127,6 +137,10 @@ func (s *Scheduler) claimGroup(h *Host, now time.Time) {
 		return
 	}
 	g.inFlight++
+	if g.lim.Limit() != rate.Inf {
+		h.unsent = true
+		g.unsent++
+	}
 	h.gres = g.lim.ReserveN(now, 1)
 	h.prevGroupLast, g.last = g.last, now
 }
@@ -140,6 +154,10 @@ func (s *Scheduler) releaseGroup(h *Host, now time.Time, cancel bool) {
 		return
 	}
 	g.inFlight--
+	if h.unsent {
+		h.unsent = false
+		g.unsent--
+	}
 	if cancel && h.gres != nil {
 		h.gres.CancelAt(now)
 		g.last = h.prevGroupLast
@@ -160,6 +178,29 @@ func (s *Scheduler) startedGroup(h *Host, t time.Time) {
 	}
 	g.last = t
 	g.lim = s.groupLimiter(t)
+}
+
+// Sent reports that the request claimed for host went out at t: spacing
+// counts from then (as from Started), and the hosts of its group that
+// waited for it may start once the spacing allows.
+func (s *Scheduler) Sent(host string, t, now time.Time) {
+	h := s.slot(host)
+	if !h.inFlight {
+		return // a report that came after the request ended
+	}
+	s.Started(host, t)
+	if g := h.flightGroup; h.unsent && g != nil {
+		h.unsent = false
+		g.unsent--
+		s.unpark(g, now)
+	}
+}
+
+// WantsSent reports whether host's claim waits to be reported sent (see
+// Sent); otherwise reporting it is not needed.
+func (s *Scheduler) WantsSent(host string) bool {
+	h := s.hosts[host]
+	return h != nil && h.unsent
 }
 
 // unpark gives the group's parked hosts their place in the heap again.

@@ -59,8 +59,10 @@ func TestIPGroupInFlightCap(t *testing.T) {
 }
 
 // TestIPGroupSpacing: ip_delay spaces request starts across the group's
-// hosts, on top of each host's own delay; a cancelled claim gives its
-// token back.
+// hosts, on top of each host's own delay, counted from when each request
+// went out (Sent): until a claim is reported sent the group's other hosts
+// wait, since it may go out later than it was claimed. A cancelled claim
+// gives its token back.
 func TestIPGroupSpacing(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := NewScheduler()
@@ -69,38 +71,77 @@ func TestIPGroupSpacing(t *testing.T) {
 		s.SetGroup(h, "192.0.2.7", t0)
 		s.SetWork(h, true, t0)
 	}
+	const (
+		next = iota
+		cancel
+		sent
+		done
+	)
+	ms := time.Millisecond
 	steps := []struct {
 		at       time.Duration
-		wantHost string
-		wantWait time.Duration
-		cancel   bool
+		op       int
+		host     string        // next: the host claimed ("" none); other ops: the host
+		wantWait time.Duration // next with no claim: how long until one; -1: not before a report
+		sentAt   time.Duration // sent: when it went out
 	}{
-		{0, "a", 0, false},
-		{10 * time.Millisecond, "", 95 * time.Millisecond, false}, // 100ms and its 5ms margin
-		{105 * time.Millisecond, "b", 0, true},                    // b's URL turned out disallowed
-		{105 * time.Millisecond, "c", 0, false},                   // the token is back; c has waited longest
-		{150 * time.Millisecond, "", 60 * time.Millisecond, false},
-		{210 * time.Millisecond, "b", 0, false},
+		{0, next, "a", 0, 0},
+		{1 * ms, next, "", -1, 0},          // b and c wait: a has not gone out yet
+		{3 * ms, sent, "a", 0, 2 * ms},     // it went out 2ms after its claim (connecting)
+		{10 * ms, next, "", 97 * ms, 0},    // 100ms and its 5ms margin, from +2ms
+		{107 * ms, next, "b", 0, 0},        //
+		{107 * ms, cancel, "b", 0, 0},      // b's URL turned out disallowed
+		{107 * ms, next, "c", 0, 0},        // the token is back; c has waited longest
+		{107 * ms, sent, "c", 0, 107 * ms}, //
+		{150 * ms, next, "", 62 * ms, 0},   //
+		{200 * ms, done, "c", 0, 0},        // c's request is over (and it has more work)
+		{212 * ms, next, "c", 0, 0},        // open since +200ms (its group since +212ms): before b
+		{213 * ms, sent, "b", 0, 213 * ms}, // a report for b, whose claim was cancelled: ignored
+		{214 * ms, next, "", -1, 0},        // c has not gone out: b waits
 	}
 	for i, st := range steps {
 		now := t0.Add(st.at)
+		switch st.op {
+		case cancel:
+			s.Cancel(st.host, now)
+			continue
+		case sent:
+			s.Sent(st.host, t0.Add(st.sentAt), now)
+			continue
+		case done:
+			s.Done(st.host, now)
+			s.SetWork(st.host, true, now)
+			continue
+		}
 		h, wait, ok := s.Next(now)
 		if !ok {
 			h = ""
 		}
-		if h != st.wantHost || !ok && wait.Round(time.Microsecond) != st.wantWait {
-			t.Fatalf("step %d: Next(+%v) = %q, wait %v; want %q, wait %v", i, st.at, h, wait, st.wantHost, st.wantWait)
+		if !ok && wait > 0 {
+			wait = wait.Round(time.Microsecond)
 		}
-		if st.cancel {
-			s.Cancel(h, now)
+		if h != st.host || !ok && wait != st.wantWait {
+			t.Fatalf("step %d: Next(+%v) = %q, wait %v; want %q, wait %v", i, st.at, h, wait, st.host, st.wantWait)
+		}
+		if ok && !s.WantsSent(h) {
+			t.Errorf("step %d: %s's claim does not wait to be reported sent", i, h)
 		}
 	}
-	// A request that really left later than its claim moves the group's
-	// spacing with it.
-	s.Started("b", t0.Add(230*time.Millisecond))
-	s.Done("a", t0.Add(240*time.Millisecond))
-	if _, wait, ok := s.Next(t0.Add(240 * time.Millisecond)); ok || wait.Round(time.Microsecond) != 95*time.Millisecond {
+	// c really left at +230ms: the group's spacing counts from there.
+	s.Sent("c", t0.Add(230*ms), t0.Add(231*ms))
+	if _, wait, ok := s.Next(t0.Add(240 * ms)); ok || wait.Round(time.Microsecond) != 95*ms {
 		t.Errorf("after a late start: wait %v ok %v, want 95ms", wait, ok)
+	}
+	// Without spacing, claims do not wait for reports.
+	s.SetIPLimits(0, 0, t0.Add(300*ms))
+	s.Done("a", t0.Add(300*ms))
+	s.Done("c", t0.Add(300*ms))
+	h, _, ok := s.Next(t0.Add(300 * ms))
+	if !ok || s.WantsSent(h) {
+		t.Fatalf("no ip_delay: claimed %q (%v), waits for a report: %v", h, ok, s.WantsSent(h))
+	}
+	if h2, _, ok := s.Next(t0.Add(300 * ms)); !ok || h2 == h {
+		t.Errorf("no ip_delay: a second host of the group did not start at once: %q %v", h2, ok)
 	}
 }
 

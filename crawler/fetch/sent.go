@@ -25,26 +25,33 @@ type timedConn struct {
 	net.Conn
 	now func() time.Time
 
-	mu    sync.Mutex
-	armed bool
-	wrote time.Time
+	mu     sync.Mutex
+	armed  bool
+	wrote  time.Time
+	notify func(time.Time) // called once with wrote, if set
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	if n > 0 {
 		c.mu.Lock()
+		var notify func(time.Time)
+		var at time.Time
 		if c.armed {
 			c.wrote, c.armed = c.now(), false
+			notify, at, c.notify = c.notify, c.wrote, nil
 		}
 		c.mu.Unlock()
+		if notify != nil {
+			notify(at)
+		}
 	}
 	return n, err
 }
 
-func (c *timedConn) arm() {
+func (c *timedConn) arm(notify func(time.Time)) {
 	c.mu.Lock()
-	c.armed, c.wrote = true, time.Time{}
+	c.armed, c.wrote, c.notify = true, time.Time{}, notify
 	c.mu.Unlock()
 }
 
@@ -64,10 +71,16 @@ type SentMark struct{ c *timedConn }
 // request, before the request is written) and returns the mark to read
 // once the response came. Connections the Fetcher did not dial give a
 // mark that reads zero.
-func MarkSent(conn net.Conn) SentMark {
+func MarkSent(conn net.Conn) SentMark { return MarkSentNotify(conn, nil) }
+
+// MarkSentNotify is MarkSent that also calls notify (if not nil) with the
+// time as soon as the first write returns, on the writing goroutine: it
+// must not block. It is never called for a connection the Fetcher did not
+// dial.
+func MarkSentNotify(conn net.Conn, notify func(time.Time)) SentMark {
 	for conn != nil {
 		if tc, ok := conn.(*timedConn); ok {
-			tc.arm()
+			tc.arm(notify)
 			return SentMark{tc}
 		}
 		u, ok := conn.(interface{ NetConn() net.Conn })

@@ -36,8 +36,11 @@ func TestMarkSentIsAfterTheWrite(t *testing.T) {
 	defer f.Close()
 	var mark SentMark
 	var wrote time.Time
+	var notes []time.Time // MarkSentNotify's calls, before the response came
 	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-		GotConn:      func(info httptrace.GotConnInfo) { mark = MarkSent(info.Conn) },
+		GotConn: func(info httptrace.GotConnInfo) {
+			mark = MarkSentNotify(info.Conn, func(at time.Time) { notes = append(notes, at) })
+		},
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote = time.Now() },
 	})
 	start := time.Now()
@@ -54,6 +57,9 @@ func TestMarkSentIsAfterTheWrite(t *testing.T) {
 	}
 	if d := sent.Sub(start); d < hold {
 		t.Errorf("marked sent %v after the start, before the server could have the bytes (%v)", d, hold)
+	}
+	if len(notes) != 1 || !notes[0].Equal(sent) {
+		t.Errorf("notified %v, want once with the mark's time %v", notes, sent)
 	}
 	t.Logf("WroteRequest came %v after the start, the write returned after %v", wrote.Sub(start), sent.Sub(start))
 	if m := MarkSent(&net.TCPConn{}); !m.Time().IsZero() {
