@@ -70,6 +70,7 @@ type Config struct {
 		HeaderTimeout  time.Duration `mapstructure:"header_timeout"`
 		Timeout        time.Duration `mapstructure:"timeout"`
 		MaxBody        int64         `mapstructure:"max_body"`
+		IdleConns      int           `mapstructure:"idle_connections"`
 	} `mapstructure:"network"`
 	Limits struct {
 		MaxLinksPerPage int `mapstructure:"max_links_per_page"`
@@ -133,6 +134,7 @@ var defaults = map[string]any{
 	"network.header_timeout":        "20s",
 	"network.timeout":               "60s",
 	"network.max_body":              10 << 20,
+	"network.idle_connections":      fetch.DefaultIdleConns,
 	"storage.store_bodies":          true,
 	"log.level":                     "info",
 	"log.format":                    "text",
@@ -327,6 +329,9 @@ func (c *Config) Validate() error {
 	if c.Politeness.MaxDelay > 0 && c.Politeness.MaxDelay < c.Politeness.DefaultDelay {
 		bad("politeness.max_delay", "%v is below politeness.default_delay %v", c.Politeness.MaxDelay, c.Politeness.DefaultDelay)
 	}
+	if c.Network.IdleConns < 0 {
+		bad("network.idle_connections", "%d must be 0 (no keep-alive) or more", c.Network.IdleConns)
+	}
 	if c.Network.MaxBody < 1024 {
 		bad("network.max_body", "%d bytes is too small (at least 1024)", c.Network.MaxBody)
 	}
@@ -378,7 +383,8 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		MaxSitemapsPerHost: c.SitemapFetchesPerHost,
 		Fetch: fetch.Options{UserAgent: c.Agent.UserAgent, From: c.Agent.From,
 			ConnectTimeout: c.Network.ConnectTimeout, HeaderTimeout: c.Network.HeaderTimeout,
-			Timeout: c.Network.Timeout, MaxBody: c.Network.MaxBody, AllowPrivate: c.Network.AllowPrivate},
+			Timeout: c.Network.Timeout, MaxBody: c.Network.MaxBody, AllowPrivate: c.Network.AllowPrivate,
+			IdleConns: fitIdleConns(c.Network.IdleConns, c.Workers, log)},
 		MaxRetries:      c.Politeness.MaxRetries,
 		BackoffBase:     c.Politeness.BackoffBase,
 		BackoffMax:      c.Politeness.BackoffMax,

@@ -73,6 +73,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"scope:\n  max_dept: 3\n", "max_dept"},
 		{"log:\n  format: xml\n", "log.format"},
 		{"network:\n  max_body: 10\n", "network.max_body"},
+		{"network:\n  idle_connections: -1\n", "network.idle_connections"},
 		{"cluster:\n  nats: nats://127.0.0.1:4222\n", "cluster.name"},
 		{"cluster:\n  nats: http://127.0.0.1:4222\n  name: c\n", "cluster.nats"},
 		{"cluster:\n  embed: 127.0.0.1\n  name: c\n", "cluster.embed"},

@@ -18,6 +18,12 @@ import (
 // not allow private addresses.
 var ErrPrivateAddress = errors.New("refusing to connect to a private address")
 
+// DefaultIdleConns is Options.IdleConns when it is zero: enough for a
+// few thousand hosts in rotation (BenchmarkBound2000Hosts: with 256, 2,000
+// hosts at a 1 s delay saw requests 36 ms after their slot opened on
+// average; with 4096, 22 ms, the 20 ms margin included).
+const DefaultIdleConns = 4096
+
 // Options configure a Fetcher. Zero durations and sizes take the defaults
 // shown.
 type Options struct {
@@ -27,7 +33,15 @@ type Options struct {
 	HeaderTimeout  time.Duration // 20s, until response headers arrive
 	Timeout        time.Duration // 60s for the whole exchange, body included
 	MaxBody        int64         // 10 MiB; the rest is not read
-	AllowPrivate   bool          // permit loopback and private addresses
+	// IdleConns is how many connections, across all hosts, stay open
+	// between requests (4096; negative: none, every request dials). A
+	// crawl visits a host again after its delay: with fewer idle
+	// connections than hosts in rotation the pool evicts each one before
+	// its host's turn comes back, and nearly every request pays for a new
+	// connection (the server for a new handshake). Each costs one file
+	// descriptor and about 20 KB of memory.
+	IdleConns    int
+	AllowPrivate bool // permit loopback and private addresses
 	// DialContext, if set, replaces the dialer, and with it the private
 	// address guard. For tests over an in-memory network (crawltest.PipeNet).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -54,6 +68,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 10 << 20
+	}
+	if o.IdleConns == 0 {
+		o.IdleConns = DefaultIdleConns
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -91,8 +108,9 @@ func New(opts Options) *Fetcher {
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address
 		DialContext:           dial,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
+		MaxIdleConns:          max(opts.IdleConns, 0),
 		MaxIdleConnsPerHost:   2,
+		DisableKeepAlives:     opts.IdleConns < 0,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   opts.ConnectTimeout,
 		ResponseHeaderTimeout: opts.HeaderTimeout,

@@ -111,3 +111,50 @@ func TestTimeouts(t *testing.T) {
 		t.Error("header timeout not applied")
 	}
 }
+
+// TestIdleConnections pins what Options.IdleConns means to the servers: a
+// host visited again finds its connection open while the pool has room
+// for every host in rotation, and pays a new connection per request when
+// it has not (or with keep-alive off).
+func TestIdleConnections(t *testing.T) {
+	var servers []*httptest.Server
+	for range 3 {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+		defer srv.Close()
+		servers = append(servers, srv)
+	}
+	for _, tc := range []struct {
+		name      string
+		idle      int
+		hosts     int
+		wantDials int
+	}{
+		{"default keeps every host's connection", 0, 3, 3},
+		{"room for every host", 3, 3, 3},
+		{"fewer than the hosts in rotation", 2, 3, 12},
+		{"one host fits one", 1, 1, 1},
+		{"keep-alive off", -1, 1, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var dials int
+			var d net.Dialer
+			f := New(Options{UserAgent: "t", AllowPrivate: true, IdleConns: tc.idle,
+				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					dials++ // requests are sequential
+					return d.DialContext(ctx, network, addr)
+				}})
+			defer f.Close()
+			for round := range 4 {
+				for _, srv := range servers[:tc.hosts] {
+					r, err := f.Fetch(context.Background(), Request{URL: srv.URL + "/"})
+					if err != nil || r.Status != 200 {
+						t.Fatalf("round %d: %+v %v", round, r, err)
+					}
+				}
+			}
+			if dials != tc.wantDials {
+				t.Errorf("%d connections for %d requests to %d hosts, want %d", dials, 4*tc.hosts, tc.hosts, tc.wantDials)
+			}
+		})
+	}
+}
