@@ -303,6 +303,11 @@ func (c *Crawler) receive(r result) error {
 		return fmt.Errorf("record results: archive %s: %w", r.task.url, r.archiveErr)
 	}
 	c.inflight--
+	if !r.sent.IsZero() && c.flying[r.task.host] == r.task.claim && c.sched.WantsSent(r.task.host) {
+		// The result came before its sent note (or the note never
+		// came): the IP group need not wait for the result's record.
+		c.sched.Sent(r.task.host, r.sent, c.cfg.Now())
+	}
 	delete(c.flying, r.task.host)
 	if bigPage(r) {
 		c.startPending(r)

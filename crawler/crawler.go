@@ -66,11 +66,16 @@ type Crawler struct {
 	stopped chan struct{} // closed when Run returns
 	spawn   func()        // starts one more worker (Run sets it)
 	workers int           // worker goroutines started
+	gate    *gate         // at most cfg.Workers of them run a task at once
 }
 
 // growWorkers starts workers up to cfg.Workers (a live reconfiguration
-// may raise it; lowering it just leaves some idle).
+// may raise it; lowering it leaves some idle: the gate keeps them from
+// running more tasks at once than cfg.Workers).
 func (c *Crawler) growWorkers() {
+	if c.gate != nil {
+		c.gate.setLimit(c.cfg.Workers)
+	}
 	for c.spawn != nil && c.workers < c.cfg.Workers {
 		c.spawn()
 		c.workers++
@@ -293,12 +298,22 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// At most one note per task.
 	c.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup
+	c.gate = newGate(c.cfg.Workers)
 	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
 	c.growWorkers()
 	c.startCommitter()
+	// From the moment of a stop, tasks still waiting for a worker, in the
+	// channel or at the gate, come back unsent, even while the
+	// coordinator is busy (say, waiting on a commit) and has not seen the
+	// stop yet.
+	stopNow := func() {
+		c.stopping.Store(true)
+		c.gate.shutdown()
+	}
+	unwatch := context.AfterFunc(ctx, stopNow)
+	defer unwatch()
 	err := c.loop(ctx, tasks, results)
-	// Tasks still waiting for a worker come back unsent.
-	c.stopping.Store(true)
+	stopNow()
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}

@@ -107,7 +107,7 @@ func (c *Crawler) gauges() {
 		return
 	}
 	m.queueDepth.Set(float64(c.sched.QueuedTotal()))
-	m.inFlight.Set(float64(c.inflight))
+	m.inFlight.Set(float64(c.gate.busy())) // as status: tasks waiting for a worker are not under way
 	counts := map[string]int{"parsed": 0, "unavailable": 0, "unreachable": 0, "gave_up": 0, "fetching": 0}
 	for _, o := range c.origins {
 		switch {

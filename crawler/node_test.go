@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
@@ -269,4 +270,53 @@ func TestCancelHosts(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCutRobotsHopResumesItsOrigin: a's robots.txt redirects to b, and
+// the request for it on b is cut (CancelHosts on b: b's shard went to
+// another node). a waited, paused, for that robots.txt; it must take up
+// its queue again (asking for robots.txt anew), not stay paused with its
+// pages queued.
+func TestCutRobotsHopResumesItsOrigin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pn := crawltest.NewPipeNet()
+		web := crawltest.NewWeb()
+		defer web.Close()
+		a := web.AddPipeHost("a", pn, "a.test", map[string]*crawltest.Page{
+			"/robots.txt": {Status: 301, Header: map[string]string{"Location": "http://b.test/robots.txt"}},
+			"/":           {Body: "<title>a</title>"},
+		})
+		b := web.AddPipeHost("b", pn, "b.test", map[string]*crawltest.Page{
+			"/robots.txt": {Body: "User-agent: *\nAllow: /\n", Delay: time.Second},
+		})
+		node := newFakeNode("a.test", "b.test")
+		node.holds["http://a.test/"] = true
+		cfg := testConfig()
+		cfg.Fetch.DialContext = pn.Dial
+		c, db := nodeCrawl(t, node, cfg, "a.test", "b.test")
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx) }()
+		if _, err := c.Admit(ctx, []frontier.Candidate{{URL: "http://a.test/", Via: "seed"}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if n := b.Count("/robots.txt"); n != 1 {
+			t.Fatalf("b's robots.txt asked %d times by now, want 1 (under way)", n)
+		}
+		if n := c.CancelHosts(func(h string) bool { return h == "b.test" }); n != 1 {
+			t.Fatalf("CancelHosts cut %d requests, want 1", n)
+		}
+		time.Sleep(10 * time.Second)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if r := records(t, db)["http://a.test/"]; r == nil || r.State != storage.Fetched {
+			t.Errorf("a's page 10 s after the cut: %+v, want fetched", r)
+		}
+		if n := a.Count("/robots.txt"); n != 2 {
+			t.Errorf("a's robots.txt asked %d times, want 2 (again after the cut)", n)
+		}
+	})
 }

@@ -51,6 +51,11 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
 		if r.task.kind == taskRobots {
 			c.origins[r.task.origin].fetching = false
+			if oh := urlnorm.Authority(r.task.origin); oh != host {
+				// A redirect hop: the origin's host was paused for it
+				// (see prepare) and asks for robots.txt again.
+				c.setWork(oh, c.host(oh))
+			}
 		}
 		// Stopping: the URL stays at the head of its queue. Whether the
 		// request reached the server is unknown, so it counts as sent

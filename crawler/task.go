@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http/httptrace"
@@ -90,9 +91,11 @@ type result struct {
 // a task arrives only when its host's slot is open.
 func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
-		if c.stopping.Load() {
+		if c.stopping.Load() || !c.gate.enter() {
 			// It waited for a worker past the stop: no new requests.
-			t.stop()
+			if t.stop != nil {
+				t.stop()
+			}
 			results <- result{task: t, interrupted: true}
 			continue
 		}
@@ -100,6 +103,7 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 			t.ctx, t.stop = ctx, notCut
 		}
 		r := c.run(t)
+		c.gate.leave()
 		if r.page != nil {
 			// Everything that needs the body is done: the result may
 			// wait a while to be recorded, and bodies can be big.
@@ -125,6 +129,15 @@ func (c *Crawler) run(t task) (r result) {
 	var ip atomic.Pointer[string]
 	var mark atomic.Pointer[fetch.SentMark]
 	var notified atomic.Bool // one note per task, whatever the connections
+	note := func(at time.Time) {
+		if !notified.CompareAndSwap(false, true) {
+			return
+		}
+		select {
+		case c.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
+		default: // the channel has room for one per task; if not, receive reports it
+		}
+	}
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			// The IP the connection went to groups hosts for per-IP
@@ -132,21 +145,25 @@ func (c *Crawler) run(t task) (r result) {
 			s := remoteIP(info.Conn)
 			ip.Store(&s)
 			// When the request's first bytes are written to it is when
-			// the delay counts from (see fetch.MarkSent).
+			// the delay counts from (see fetch.MarkSent). The IP group
+			// is told at that write only on a fresh HTTP/1.1 connection:
+			// a kept-alive one the server has closed takes the write and
+			// fails the read, and net/http sends the request again on a
+			// new connection, later; over HTTP/2 the first write may be
+			// a frame of the transport's own. There the note waits for
+			// the first byte of the answer (GotFirstResponseByte), with
+			// the time of the write that answer is to.
 			var notify func(time.Time)
-			if t.notifySent {
-				notify = func(at time.Time) {
-					if !notified.CompareAndSwap(false, true) {
-						return
-					}
-					select {
-					case c.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
-					default: // cannot happen (room for one per task); the group then waits for the result
-					}
-				}
+			if t.notifySent && !info.Reused && !isHTTP2(info.Conn) {
+				notify = note
 			}
 			m := fetch.MarkSentNotify(info.Conn, notify)
 			mark.Store(&m)
+		},
+		GotFirstResponseByte: func() {
+			if m := mark.Load(); t.notifySent && m != nil && !m.Time().IsZero() {
+				note(m.Time())
+			}
 		},
 		// WroteRequest comes once an HTTP/1.1 request is in the
 		// connection's buffer, before the flush (see below).
@@ -286,4 +303,10 @@ func (g parseGate) release(size int) {
 	if size >= bigBody {
 		<-g
 	}
+}
+
+// isHTTP2 reports whether conn speaks HTTP/2 (negotiated over TLS).
+func isHTTP2(conn net.Conn) bool {
+	tc, ok := conn.(*tls.Conn)
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }

@@ -103,3 +103,37 @@ func TestWorkersBoundRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestLoweredWorkersBoundRequests: workers lowered while crawling (a
+// SIGHUP reload) leaves the worker goroutines already started; with tasks
+// waiting for a worker (aheadOf) they would all start one, and 8 -> 2
+// gave 3 requests at once. The gate holds them to the new number.
+func TestLoweredWorkersBoundRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pn := crawltest.NewPipeNet()
+		w, scope := slowWeb(pn, 16, 6, 100*time.Millisecond)
+		defer w.Close()
+		cfg := testConfig("http://h0.test/")
+		cfg.Scope, cfg.Fetch.DialContext, cfg.Workers, cfg.DefaultDelay = scope, pn.Dial, 8, 10*time.Millisecond
+		db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+		defer db.Close()
+		c, err := New(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Run(context.Background()) }()
+		time.Sleep(500 * time.Millisecond)
+		if _, err := c.Reconfigure(context.Background(), Live{Seeds: cfg.Seeds, Scope: cfg.Scope,
+			DefaultDelay: cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		lowered := time.Now().Add(150 * time.Millisecond) // requests under way at the change are over by then
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got := maxOverlapSince(w, lowered); got != 2 {
+			t.Errorf("%d requests at once after lowering workers to 2, want 2", got)
+		}
+	})
+}
