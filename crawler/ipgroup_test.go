@@ -229,16 +229,24 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
 		crawlToEnd(t, cfg)
-		var shared []crawltest.Request
-		for _, h := range web.Hosts() {
-			log := h.Log()
-			if len(log) != 5 {
-				t.Fatalf("%s: %d requests, want 5", h.Name, len(log))
-			}
-			shared = append(shared, log[1:]...) // the first finds out the IP
-		}
+		shared := afterTheFirst(t, web, 5)
 		wantStartsApart(t, "192.0.2.1", shared, 306*time.Millisecond)
 	})
+}
+
+// afterTheFirst is every host's requests but its first (which finds out
+// the host's IP), after checking each host got want.
+func afterTheFirst(t *testing.T, web *crawltest.Web, want int) []crawltest.Request {
+	t.Helper()
+	var out []crawltest.Request
+	for _, h := range web.Hosts() {
+		log := h.Log()
+		if len(log) != want {
+			t.Fatalf("%s: %d requests, want %d", h.Name, len(log), want)
+		}
+		out = append(out, log[1:]...)
+	}
+	return out
 }
 
 // crawlToEnd runs a crawl with cfg on a new state file until it drains.
@@ -346,14 +354,7 @@ func TestIPDelayAfterAStaleConnection(t *testing.T) {
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
 		crawlToEnd(t, cfg)
-		var shared []crawltest.Request
-		for _, h := range web.Hosts() {
-			log := h.Log()
-			if len(log) != 4 {
-				t.Fatalf("%s: %d requests, want 4", h.Name, len(log))
-			}
-			shared = append(shared, log[1:]...) // the first finds out the IP
-		}
+		shared := afterTheFirst(t, web, 4)
 		if s0dials < 2 {
 			t.Fatalf("s0 connected %d times: the stale connection was never used", s0dials)
 		}
