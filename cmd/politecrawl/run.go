@@ -268,6 +268,19 @@ func (d *daemon) reload(c *crawler.Crawler) {
 		d.level.Set(l)
 		changes = append(changes, fmt.Sprintf("log.level %s -> %s", old.Log.Level, next.Log.Level))
 	}
+	if next.Workers > old.Workers {
+		// Idle connections were fitted to the open-file limit for the
+		// old number of workers (fitIdleConns); the pool cannot shrink
+		// live.
+		quiet := slog.New(slog.DiscardHandler)
+		if limit, ok := openFileLimit(); ok {
+			was := fitIdle(old.Network.IdleConns, old.Workers, limit, ok, quiet)
+			if now := fitIdle(old.Network.IdleConns, next.Workers, limit, ok, quiet); now < was {
+				d.log.Warn("SIGHUP: more workers than the open-file limit leaves room for beside the idle connections kept; restart to fit them, or raise the limit",
+					"workers", next.Workers, "idle_connections", was, "open_file_limit", limit)
+			}
+		}
+	}
 	live := *old
 	live.Seeds, live.Scope.Hosts, live.Politeness.DefaultDelay, live.Politeness.MaxDelay, live.Workers, live.Log.Level =
 		next.Seeds, next.Scope.Hosts, next.Politeness.DefaultDelay, next.Politeness.MaxDelay, next.Workers, next.Log.Level
