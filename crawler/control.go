@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
@@ -166,13 +167,13 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 // reapplyDelays recomputes every host's spacing from its robots.txt.
 func (c *Crawler) reapplyDelays(now time.Time) {
 	done := map[string]bool{}
-	for origin, o := range c.origins {
+	c.robots.Each(func(origin string, o *robotscache.Origin) {
 		host := urlnorm.Authority(origin)
-		if o.rules != nil && !done[host] {
-			c.applyDelays(host, o.rules, now)
+		if o.Rules() != nil && !done[host] {
+			c.applyDelays(host, o.Rules(), now)
 			done[host] = true
 		}
-	}
+	})
 	for name := range c.hosts {
 		if !done[name] {
 			d := c.interval(0, 0)

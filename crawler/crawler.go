@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
@@ -28,7 +29,7 @@ type Crawler struct {
 	sched    *frontier.Scheduler
 	admit    *frontier.Admitter
 	hosts    map[string]*hostWork
-	origins  map[string]*originState
+	robots   *robotscache.Cache // every origin's robots.txt lifecycle
 
 	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
 	tasks        chan task         // to the workers (see aheadOf); nil outside Run
@@ -128,11 +129,12 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		parseBig: newParseGate(),
 		sched:    frontier.NewScheduler(),
 		hosts:    map[string]*hostWork{},
-		origins:  map[string]*originState{},
-		flying:   map[string]uint64{},
-		fenced:   map[string]bool{},
-		control:  make(chan call),
-		stopped:  make(chan struct{}),
+		robots: robotscache.NewCache(robotscache.Policy{TTL: cfg.RobotsTTL, Retries: cfg.RobotsRetries,
+			RetryBase: cfg.RobotsRetryBase, MaxHold: cfg.MaxHold}),
+		flying:  map[string]uint64{},
+		fenced:  map[string]bool{},
+		control: make(chan call),
+		stopped: make(chan struct{}),
 	}
 	c.sched.SetIPLimits(cfg.IPMaxInFlight, cfg.IPDelay, cfg.Now())
 	c.sched.SetBackoff(frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter})
@@ -187,7 +189,7 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 			c.nextDue = t
 		}
 		if err := tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
-			c.origins[origin] = restoreOrigin(r)
+			c.robots.Restore(origin, r)
 			return nil
 		}); err != nil {
 			return err

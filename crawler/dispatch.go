@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
@@ -96,27 +97,22 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		return task{}, false, c.released(h, t, now)
 	}
 	origin := originOf(t.url)
-	o := c.origins[origin]
-	switch {
-	case o != nil && o.gaveUp:
-		return task{}, false, c.settle(h, t, storage.Failed, o.reason, now)
-	case o != nil && o.outcome != 0 && o.rules != nil && !o.usable(now) && o.retryAt.After(now):
+	act, o := c.robots.Next(origin, now)
+	switch act {
+	case robotscache.Fail:
+		return task{}, false, c.settle(h, t, storage.Failed, o.Reason(), now)
+	case robotscache.Hold:
 		// Unreachable robots.txt: the whole host waits for the retry.
 		c.sched.Cancel(host, now)
-		c.sched.Hold(host, o.retryAt, now)
+		c.sched.Hold(host, o.RetryAt(), now)
 		return task{}, false, nil
-	case o != nil && o.fetching:
+	case robotscache.Wait:
 		// Its robots.txt is being fetched through a redirect elsewhere:
 		// park the host until the outcome is known.
 		c.sched.Cancel(host, now)
 		c.sched.Pause(host, now)
 		return task{}, false, nil
-	case !o.usable(now):
-		if o == nil {
-			o = &originState{}
-			c.origins[origin] = o
-		}
-		o.fetching = true
+	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
 	if reason, allowed := c.disallowed(o, t.url); !allowed {
@@ -136,7 +132,7 @@ const settleRunMax = 1000
 // head of the same origin that the rules also disallow, in one
 // transaction: URLs queued before their host's robots.txt was known are
 // mostly settled here, and one commit each would stall the crawl.
-func (c *Crawler) settleDisallowed(t task, o *originState, reason string, now time.Time) error {
+func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string, now time.Time) error {
 	origin := originOf(t.url)
 	n := 0
 	err := c.update(func(tx *storage.Tx) error {

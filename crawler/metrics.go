@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -109,16 +110,16 @@ func (c *Crawler) gauges() {
 	m.queueDepth.Set(float64(c.sched.QueuedTotal()))
 	m.inFlight.Set(float64(c.gate.busy())) // as status: tasks waiting for a worker are not under way
 	counts := map[string]int{"parsed": 0, "unavailable": 0, "unreachable": 0, "gave_up": 0, "fetching": 0}
-	for _, o := range c.origins {
+	c.robots.Each(func(_ string, o *robotscache.Origin) {
 		switch {
-		case o.gaveUp:
+		case o.GaveUp():
 			counts["gave_up"]++
-		case o.outcome != 0:
-			counts[o.outcome.String()]++
-		case o.fetching:
+		case o.Outcome() != 0:
+			counts[o.Outcome().String()]++
+		case o.Fetching():
 			counts["fetching"]++
 		}
-	}
+	})
 	for k, n := range counts {
 		m.hosts.WithLabelValues(k).Set(float64(n))
 	}

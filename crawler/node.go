@@ -267,18 +267,13 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 	var imported []string
 	now := c.cfg.Now()
 	for origin, r := range recs {
-		o := c.origins[origin]
-		if o != nil && (o.fetching || !o.fetchedAt.Before(r.FetchedAt)) {
+		n, ok := c.robots.Import(origin, r, now)
+		if !ok {
 			continue
 		}
-		n := restoreOrigin(r)
-		if !n.usable(now) {
-			continue
-		}
-		c.origins[origin] = n
 		host := urlnorm.Authority(origin)
 		c.host(host)
-		c.applyDelays(host, n.rules, now)
+		c.applyDelays(host, n.Rules(), now)
 		imported = append(imported, origin)
 	}
 	if len(imported) == 0 || !c.cfg.Sitemaps {
@@ -286,7 +281,7 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 	}
 	return c.updateAlone(func(tx *storage.Tx) error {
 		for _, origin := range imported {
-			if err := c.declareSitemaps(tx, origin, c.origins[origin].rules); err != nil {
+			if err := c.declareSitemaps(tx, origin, c.robots.Lookup(origin).Rules()); err != nil {
 				return err
 			}
 		}

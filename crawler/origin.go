@@ -5,64 +5,24 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
-// goodCopyMaxAge is how long a last good robots.txt may stand in for one
-// that has become unreachable (RFC 9309 section 2.3.1.4's example, and
-// Google's practice).
-const goodCopyMaxAge = 30 * 24 * time.Hour
-
-// originState is the robots.txt lifecycle of one origin.
-type originState struct {
-	rules     *robots.Robots // nil until an outcome is known
-	outcome   robotscache.Outcome
-	fetchedAt time.Time
-	expires   time.Time // refetch after this
-	attempts  int       // consecutive unreachable fetches
-	retryAt   time.Time // next try while unreachable
-	gaveUp    bool      // retries exhausted: its URLs fail
-	fetching  bool      // a robots.txt request (or redirect hop) is under way
-	reason    string
-	goodBody  []byte
-	goodAt    time.Time
-}
-
-func restoreOrigin(r *storage.RobotsRecord) *originState {
-	o := &originState{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
-	switch r.Outcome {
-	case robotscache.Parsed.String():
-		o.outcome, o.rules = robotscache.Parsed, robots.Parse(r.Body)
-	case robotscache.Unavailable.String():
-		o.outcome, o.rules = robotscache.Unavailable, robotscache.AllowAll()
-	default:
-		// Unreachable when we stopped: a new run retries from scratch.
-		o.expires = time.Time{}
-	}
-	return o
-}
-
-// usable reports whether o's rules may decide URLs at now.
-func (o *originState) usable(now time.Time) bool {
-	return o != nil && o.rules != nil && now.Before(o.expires)
-}
-
 // refuse is the Admitter hook: URLs whose origin's robots.txt is known are
 // recorded disallowed (or failed, when robots.txt stayed unreachable)
 // without ever entering a queue.
 func (c *Crawler) refuse(url string) (storage.State, string) {
-	o := c.origins[originOf(url)]
+	o := c.robots.Lookup(originOf(url))
 	switch {
 	case o == nil:
 		return "", ""
-	case o.gaveUp:
-		c.event(Event{URL: url, State: string(storage.Failed), Reason: o.reason})
-		return storage.Failed, o.reason
-	case o.usable(c.cfg.Now()):
+	case o.GaveUp():
+		c.event(Event{URL: url, State: string(storage.Failed), Reason: o.Reason()})
+		return storage.Failed, o.Reason()
+	case o.Usable(c.cfg.Now()):
 		if reason, ok := c.disallowed(o, url); !ok {
 			c.event(Event{URL: url, State: string(storage.Disallowed), Reason: reason})
 			return storage.Disallowed, reason
@@ -72,13 +32,13 @@ func (c *Crawler) refuse(url string) (storage.State, string) {
 }
 
 // disallowed checks url against o's rules; ok is true when allowed.
-func (c *Crawler) disallowed(o *originState, url string) (string, bool) {
-	d := o.rules.Explain(c.cfg.Agent, url)
+func (c *Crawler) disallowed(o *robotscache.Origin, url string) (string, bool) {
+	d := o.Rules().Explain(c.cfg.Agent, url)
 	if d.Allowed {
 		return "", true
 	}
-	if o.outcome == robotscache.Unreachable {
-		return "robots.txt unreachable: " + o.reason, false
+	if o.Outcome() == robotscache.Unreachable {
+		return "robots.txt unreachable: " + o.Reason(), false
 	}
 	if d.Rule != nil {
 		return fmt.Sprintf("robots.txt: Disallow: %s (line %d)", d.Rule.Pattern, d.Rule.Line), false
@@ -115,24 +75,19 @@ func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
 	return c.recordRobots(tx, r, now)
 }
 
-// recordRobots applies a robots.txt outcome to its origin and host.
+// recordRobots applies a robots.txt outcome to its origin and host and
+// writes it down.
 func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
+	defer func() { c.setWork(host, c.host(host)) }()
 	if rr.Outcome == robotscache.Parsed || rr.Outcome == robotscache.Unavailable {
-		defer func() { c.setWork(host, c.host(host)) }()
 		if !r.released {
 			c.applyRobots(r, now)
 		}
-		o := c.origins[origin]
-		rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status,
-			ExpiresAt: o.expires, Attempts: o.attempts, GoodBody: o.goodBody, GoodAt: o.goodAt}
-		if rr.Err != nil {
-			rec.Error = rr.Err.Error()
-		}
+		rec := c.robots.Record(origin, *rr, r.started)
 		if rr.Outcome == robotscache.Parsed {
-			rec.Body = rr.Body
-			if err := c.declareSitemaps(tx, origin, o.rules); err != nil {
+			if err := c.declareSitemaps(tx, origin, c.robots.Lookup(origin).Rules()); err != nil {
 				return err
 			}
 		}
@@ -141,50 +96,23 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 		}
 		return tx.PutRobots(origin, rec)
 	}
-	o := c.origins[origin]
-	if o == nil {
-		o = &originState{}
-		c.origins[origin] = o
-	}
-	o.fetching = false
 	c.cfg.Metrics.robots(rr.Outcome.String())
-	defer func() { c.setWork(host, c.host(host)) }()
-	o.fetchedAt, o.reason = r.started, rr.Reason()
-	rec := &storage.RobotsRecord{FetchedAt: r.started, Outcome: rr.Outcome.String(), Status: rr.Status}
-	if rr.Err != nil {
-		rec.Error = rr.Err.Error()
-	}
+	o, u := c.robots.Unreachable(origin, *rr, r.started, now)
 	log := c.log.With("host", host, "origin", origin)
-	switch rr.Outcome {
-	case robotscache.Unreachable:
-		o.attempts++
-		backoff := c.cfg.RobotsRetryBase << min(o.attempts-1, 16)
-		wait := max(backoff, min(rr.RetryAfter, c.cfg.MaxHold))
-		if o.goodBody != nil && r.started.Sub(o.goodAt) < goodCopyMaxAge {
-			// Keep crawling by the last good copy; try again later.
-			o.rules, o.outcome, o.expires = robots.Parse(o.goodBody), robotscache.Parsed, now.Add(wait)
-			log.Warn("robots.txt unreachable; using the last good copy", "reason", o.reason, "good_copy_from", o.goodAt)
-			break
+	switch {
+	case u.GoodCopy:
+		// Keep crawling by the last good copy; try again later.
+		log.Warn("robots.txt unreachable; using the last good copy", "reason", o.Reason(), "retry_in", u.Wait)
+	case u.GaveUp:
+		log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.Reason(), "attempts", o.Attempts())
+		if err := c.failOrigin(tx, host, origin, robotsGaveUpPrefix+fmt.Sprint(o.Attempts())+" attempts: "+o.Reason()+" (the next run tries again)"); err != nil {
+			return err
 		}
-		o.rules, o.outcome, o.expires = robotscache.DisallowAll(), robotscache.Unreachable, time.Time{}
-		if errors.Is(rr.Err, fetch.ErrPrivateAddress) {
-			// Configuration, not weather: no retry will change it.
-			o.attempts = c.cfg.RobotsRetries + 1
-		}
-		if o.attempts > c.cfg.RobotsRetries {
-			o.gaveUp = true
-			log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.reason, "attempts", o.attempts)
-			if err := c.failOrigin(tx, host, origin, robotsGaveUpPrefix+fmt.Sprint(o.attempts)+" attempts: "+o.reason+" (the next run tries again)"); err != nil {
-				return err
-			}
-			break
-		}
-		o.retryAt = now.Add(wait)
-		c.sched.Hold(host, o.retryAt, now)
-		log.Warn("robots.txt unreachable; host disallowed until retry", "reason", o.reason, "retry_in", wait, "attempt", o.attempts)
+	default:
+		c.sched.Hold(host, o.RetryAt(), now)
+		log.Warn("robots.txt unreachable; host disallowed until retry", "reason", o.Reason(), "retry_in", u.Wait, "attempt", o.Attempts())
 	}
-	rec.ExpiresAt, rec.Attempts, rec.GoodBody, rec.GoodAt = o.expires, o.attempts, o.goodBody, o.goodAt
-	return tx.PutRobots(origin, rec)
+	return tx.PutRobots(origin, c.robots.Record(origin, *rr, r.started))
 }
 
 // robotsReleasable reports whether a robots.txt result may be applied
@@ -214,24 +142,9 @@ func (c *Crawler) applyRobots(r result, now time.Time) {
 	if !r.sent.IsZero() {
 		started = r.sent
 	}
-	o := c.origins[origin]
-	if o == nil {
-		o = &originState{}
-		c.origins[origin] = o
-	}
-	o.fetching = false
 	c.cfg.Metrics.robots(rr.Outcome.String())
-	o.fetchedAt, o.reason = started, rr.Reason()
-	ttl := c.cfg.RobotsTTL
-	if rr.MaxAge > 0 && rr.MaxAge < ttl {
-		ttl = rr.MaxAge
-	}
-	o.rules, o.outcome, o.attempts, o.gaveUp = rr.Robots, rr.Outcome, 0, false
-	o.expires = started.Add(ttl)
-	if rr.Outcome == robotscache.Parsed {
-		o.goodBody, o.goodAt = rr.Body, started
-	}
-	c.applyDelays(host, o.rules, now)
+	o := c.robots.Apply(origin, *rr, started)
+	c.applyDelays(host, o.Rules(), now)
 	c.log.Info("robots.txt", "host", host, "origin", origin, "outcome", rr.Outcome.String(), "status", rr.Status,
 		"interval", c.sched.Interval(host))
 	c.setWork(host, c.host(host))

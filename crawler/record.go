@@ -50,7 +50,7 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	}()
 	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
 		if r.task.kind == taskRobots {
-			c.origins[r.task.origin].fetching = false
+			c.robots.Cut(r.task.origin)
 			if oh := urlnorm.Authority(r.task.origin); oh != host {
 				// A redirect hop: the origin's host was paused for it
 				// (see prepare) and asks for robots.txt again.

@@ -17,7 +17,7 @@ const robotsGaveUpPrefix = "robots.txt unreachable after "
 
 // requeueRobotsFailures gives the URLs a previous run failed because their
 // origin's robots.txt never answered another chance: the origin's
-// robots.txt is fetched again (restoreOrigin forgets an unreachable
+// robots.txt is fetched again (robotscache.Cache.Restore forgets an unreachable
 // outcome), and its URLs are queued again. A batch run with
 // --robots-retries 0 thus ends at once, and the next run retries.
 func (c *Crawler) requeueRobotsFailures(tx *storage.Tx, origin string) (int, error) {
@@ -111,12 +111,12 @@ func (c *Crawler) noteRobotsWaits(now time.Time) {
 // onlyRobotsWaits lists the hosts with work if every one of them is held
 // by a robots.txt retry; ok is false otherwise.
 func (c *Crawler) onlyRobotsWaits(now time.Time) (waits []robotsWait, ok bool) {
-	retrying := map[string]*originState{}
-	for origin, o := range c.origins {
-		if o.outcome == robotscache.Unreachable && !o.gaveUp && o.retryAt.After(now) {
+	retrying := map[string]*robotscache.Origin{}
+	c.robots.Each(func(origin string, o *robotscache.Origin) {
+		if o.Retrying(now) {
 			retrying[urlnorm.Authority(origin)] = o
 		}
-	}
+	})
 	if len(retrying) == 0 {
 		return nil, false
 	}
@@ -128,7 +128,7 @@ func (c *Crawler) onlyRobotsWaits(now time.Time) (waits []robotsWait, ok bool) {
 		if o == nil {
 			return nil, false
 		}
-		waits = append(waits, robotsWait{host: name, retryAt: o.retryAt, attempt: o.attempts})
+		waits = append(waits, robotsWait{host: name, retryAt: o.RetryAt(), attempt: o.Attempts()})
 	}
 	slices.SortFunc(waits, func(a, b robotsWait) int { return a.retryAt.Compare(b.retryAt) })
 	return waits, len(waits) > 0

@@ -1,6 +1,12 @@
 // Package robotscache owns the robots.txt lifecycle of each origin: fetching
-// it with RFC 9309's status-code rules, turning the outcome into a policy,
-// and (in the crawl engine) caching it per origin with a TTL.
+// it with RFC 9309's status-code rules and turning the outcome into a policy
+// (Fetch, Step), and, in Cache, everything after: one fetch per origin
+// however many hosts wait on it, the TTL (or a shorter max-age), retries of
+// an unreachable file (doubling, or the server's Retry-After up to a cap)
+// with the last good copy standing in for up to 30 days, giving up, and
+// the record the state file keeps (Record, Restore; Import for a cluster).
+// The crawl engine asks the Cache what a URL's origin needs (Next) and
+// tells it what came back; it keeps only the scheduling.
 //
 // Fetch maps an HTTP exchange to an Outcome:
 //

@@ -1,0 +1,264 @@
+package robotscache
+
+import (
+	"errors"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/robots"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// GoodCopyMaxAge is how long a last good robots.txt may stand in for one
+// that has become unreachable (RFC 9309 section 2.3.1.4's example, and
+// Google's practice).
+const GoodCopyMaxAge = 30 * 24 * time.Hour
+
+// Policy is how the Cache treats outcomes over time.
+type Policy struct {
+	TTL       time.Duration // how long a fetched file decides; a shorter max-age wins
+	Retries   int           // retries of an unreachable file before its URLs fail
+	RetryBase time.Duration // the first retry's wait, doubling after each
+	MaxHold   time.Duration // cap on a server's Retry-After
+}
+
+// Origin is one origin's robots.txt as the crawl knows it: the rules in
+// force, how they came, and when to ask again.
+type Origin struct {
+	rules     *robots.Robots // nil until an outcome is known
+	outcome   Outcome
+	fetchedAt time.Time
+	expires   time.Time // fetch again after this
+	attempts  int       // consecutive unreachable fetches
+	retryAt   time.Time // next try while unreachable
+	gaveUp    bool      // retries exhausted: its URLs fail
+	fetching  bool      // a robots.txt request (or redirect hop) is under way
+	reason    string
+	goodBody  []byte
+	goodAt    time.Time
+}
+
+// Rules are the rules in force (nil before the first outcome).
+func (o *Origin) Rules() *robots.Robots { return o.rules }
+
+// Outcome is the last outcome applied (Parsed also when an unreachable
+// file is stood in for by its last good copy).
+func (o *Origin) Outcome() Outcome { return o.outcome }
+
+// Reason says in words what the last fetch gave.
+func (o *Origin) Reason() string { return o.reason }
+
+// Attempts counts consecutive unreachable fetches.
+func (o *Origin) Attempts() int { return o.attempts }
+
+// RetryAt is when an unreachable file is asked for again.
+func (o *Origin) RetryAt() time.Time { return o.retryAt }
+
+// GaveUp reports whether the retries ran out: the origin's URLs fail.
+func (o *Origin) GaveUp() bool { return o.gaveUp }
+
+// Fetching reports whether a request for the file is under way.
+func (o *Origin) Fetching() bool { return o.fetching }
+
+// Retrying reports whether the file is unreachable and waits for a retry
+// after now.
+func (o *Origin) Retrying(now time.Time) bool {
+	return o.outcome == Unreachable && !o.gaveUp && o.retryAt.After(now)
+}
+
+// Usable reports whether o's rules may decide URLs at now.
+func (o *Origin) Usable(now time.Time) bool {
+	return o != nil && o.rules != nil && now.Before(o.expires)
+}
+
+// Cache owns the robots.txt lifecycle of every origin of a crawl: whether
+// a URL can be decided now or its origin's file must be fetched first
+// (once per origin, however many hosts wait on it), how an outcome turns
+// into rules and an expiry, retries of an unreachable file with the last
+// good copy standing in, giving up, and the record that persists it all.
+// It makes no requests and schedules nothing: the crawl asks it (Next) and
+// tells it what came back (Apply, Unreachable, Cut). Not safe for
+// concurrent use: one goroutine (the crawl's coordinator) owns it.
+type Cache struct {
+	p       Policy
+	origins map[string]*Origin
+}
+
+// NewCache returns an empty cache that follows p.
+func NewCache(p Policy) *Cache {
+	return &Cache{p: p, origins: map[string]*Origin{}}
+}
+
+// Lookup returns origin's state, nil if it was never asked for.
+func (c *Cache) Lookup(origin string) *Origin { return c.origins[origin] }
+
+// Each calls fn for every origin known.
+func (c *Cache) Each(fn func(origin string, o *Origin)) {
+	for k, o := range c.origins {
+		fn(k, o)
+	}
+}
+
+func (c *Cache) origin(origin string) *Origin {
+	o := c.origins[origin]
+	if o == nil {
+		o = &Origin{}
+		c.origins[origin] = o
+	}
+	return o
+}
+
+// Action is what a URL's origin needs before the URL can be requested.
+type Action int
+
+const (
+	// Decide: the rules are usable; decide the URL by them.
+	Decide Action = iota
+	// FetchFirst: no usable rules; request robots.txt now. The cache
+	// counts the request as under way until Apply, Unreachable or Cut.
+	FetchFirst
+	// Wait: robots.txt is being fetched (perhaps through a redirect on
+	// another host); wait for its outcome.
+	Wait
+	// Hold: robots.txt is unreachable; nothing of the origin is
+	// requested until Origin.RetryAt.
+	Hold
+	// Fail: the retries ran out; the URL fails with Origin.Reason.
+	Fail
+)
+
+// Next says what a URL of origin needs at now.
+func (c *Cache) Next(origin string, now time.Time) (Action, *Origin) {
+	o := c.origins[origin]
+	switch {
+	case o != nil && o.gaveUp:
+		return Fail, o
+	case o != nil && o.outcome != 0 && o.rules != nil && !o.Usable(now) && o.retryAt.After(now):
+		return Hold, o
+	case o != nil && o.fetching:
+		return Wait, o
+	case !o.Usable(now):
+		o = c.origin(origin)
+		o.fetching = true
+		return FetchFirst, o
+	}
+	return Decide, o
+}
+
+// Cut ends a fetch of origin's file without an outcome (the crawl stopped,
+// or the request was cancelled): the next Next fetches it again.
+func (c *Cache) Cut(origin string) {
+	if o := c.origins[origin]; o != nil {
+		o.fetching = false
+	}
+}
+
+// Apply makes a Parsed or Unavailable result origin's rules, from started
+// (when its request was sent) for the TTL or the file's shorter max-age.
+// A parsed file becomes the last good copy.
+func (c *Cache) Apply(origin string, rr Result, started time.Time) *Origin {
+	o := c.origin(origin)
+	o.fetching = false
+	o.fetchedAt, o.reason = started, rr.Reason()
+	ttl := c.p.TTL
+	if rr.MaxAge > 0 && rr.MaxAge < ttl {
+		ttl = rr.MaxAge
+	}
+	o.rules, o.outcome, o.attempts, o.gaveUp = rr.Robots, rr.Outcome, 0, false
+	o.expires = started.Add(ttl)
+	if rr.Outcome == Parsed {
+		o.goodBody, o.goodAt = rr.Body, started
+	}
+	return o
+}
+
+// Unreachability is what an unreachable robots.txt did to its origin.
+type Unreachability struct {
+	// GoodCopy: the last good copy (under GoodCopyMaxAge old) decides
+	// until Wait has passed, when the file is asked for again.
+	GoodCopy bool
+	// GaveUp: the retries ran out (or the address is one no retry will
+	// change): the origin's URLs fail.
+	GaveUp bool
+	// Wait is how long until the next try: RetryBase doubled per
+	// attempt, or the server's Retry-After up to MaxHold if longer.
+	Wait time.Duration
+}
+
+// Unreachable applies an Unreachable result: without a good copy the
+// origin is disallowed until a retry at now plus the wait, and fails once
+// the retries are spent.
+func (c *Cache) Unreachable(origin string, rr Result, started, now time.Time) (*Origin, Unreachability) {
+	o := c.origin(origin)
+	o.fetching = false
+	o.fetchedAt, o.reason = started, rr.Reason()
+	o.attempts++
+	backoff := c.p.RetryBase << min(o.attempts-1, 16)
+	wait := max(backoff, min(rr.RetryAfter, c.p.MaxHold))
+	if o.goodBody != nil && started.Sub(o.goodAt) < GoodCopyMaxAge {
+		o.rules, o.outcome, o.expires = robots.Parse(o.goodBody), Parsed, now.Add(wait)
+		return o, Unreachability{GoodCopy: true, Wait: wait}
+	}
+	o.rules, o.outcome, o.expires = DisallowAll(), Unreachable, time.Time{}
+	if errors.Is(rr.Err, fetch.ErrPrivateAddress) {
+		// Configuration, not weather: no retry will change it.
+		o.attempts = c.p.Retries + 1
+	}
+	if o.attempts > c.p.Retries {
+		o.gaveUp = true
+		return o, Unreachability{GaveUp: true}
+	}
+	o.retryAt = now.Add(wait)
+	return o, Unreachability{Wait: wait}
+}
+
+// Record is what the state file keeps of origin after result rr, fetched
+// at fetchedAt: the outcome, the body of a parsed file, the expiry, the
+// attempts and the last good copy (Restore reads it back).
+func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.RobotsRecord {
+	o := c.origin(origin)
+	rec := &storage.RobotsRecord{FetchedAt: fetchedAt, Outcome: rr.Outcome.String(), Status: rr.Status,
+		ExpiresAt: o.expires, Attempts: o.attempts, GoodBody: o.goodBody, GoodAt: o.goodAt}
+	if rr.Err != nil {
+		rec.Error = rr.Err.Error()
+	}
+	if rr.Outcome == Parsed {
+		rec.Body = rr.Body
+	}
+	return rec
+}
+
+// restore builds an origin's state from its record. A file that was
+// unreachable when the record was written is fetched again from scratch.
+func restore(r *storage.RobotsRecord) *Origin {
+	o := &Origin{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
+	switch r.Outcome {
+	case Parsed.String():
+		o.outcome, o.rules = Parsed, robots.Parse(r.Body)
+	case Unavailable.String():
+		o.outcome, o.rules = Unavailable, AllowAll()
+	default:
+		o.expires = time.Time{}
+	}
+	return o
+}
+
+// Restore puts back origin's state from the state file (at start).
+func (c *Cache) Restore(origin string, r *storage.RobotsRecord) {
+	c.origins[origin] = restore(r)
+}
+
+// Import takes origin's record from another node of a cluster unless a
+// fetch is under way here, ours is as new, or its rules are no longer
+// usable at now. It reports whether the record was taken.
+func (c *Cache) Import(origin string, r *storage.RobotsRecord, now time.Time) (*Origin, bool) {
+	if o := c.origins[origin]; o != nil && (o.fetching || !o.fetchedAt.Before(r.FetchedAt)) {
+		return o, false
+	}
+	n := restore(r)
+	if !n.Usable(now) {
+		return c.origins[origin], false
+	}
+	c.origins[origin] = n
+	return n, true
+}

@@ -1,0 +1,259 @@
+package robotscache
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/robots"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+const (
+	origin     = "https://example.org"
+	rulesBody  = "User-agent: *\nDisallow: /private\n"
+	otherRules = "User-agent: *\nDisallow: /other\n"
+)
+
+func parsedResult(body string, maxAge time.Duration) Result {
+	return Result{Outcome: Parsed, Status: 200, Body: []byte(body), Robots: robots.Parse([]byte(body)), MaxAge: maxAge}
+}
+
+// step is one event in an origin's life, at a time since the start.
+type step struct {
+	at time.Duration
+	// next: ask what a URL needs (want); parsed, unavailable, unreachable:
+	// a fetch came back; cut: a fetch ended without an outcome.
+	op   string
+	rr   Result // for unreachable: RetryAfter, Err
+	body string // for parsed (rulesBody if empty)
+	want Action // for next
+	// For next with Decide: whether /private is allowed then.
+	privateAllowed bool
+	// For unreachable: what it did.
+	wantWait               time.Duration
+	wantGoodCopy, wantGave bool
+}
+
+func TestCacheLifecycle(t *testing.T) {
+	policy := Policy{TTL: 24 * time.Hour, Retries: 2, RetryBase: 15 * time.Second, MaxHold: time.Hour}
+	day := 24 * time.Hour
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"fetched once per origin, kept for the TTL", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "next", want: Wait}, // a second host of the origin waits for the same fetch
+			{at: time.Second, op: "parsed"},
+			{at: 2 * time.Second, op: "next", want: Decide},
+			{at: day, op: "next", want: Decide},
+			{at: day + time.Second, op: "next", want: FetchFirst},
+		}},
+		{"max-age shortens the TTL", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "parsed", rr: Result{MaxAge: time.Hour}},
+			{at: 59 * time.Minute, op: "next", want: Decide},
+			{at: 61 * time.Minute, op: "next", want: FetchFirst},
+		}},
+		{"max-age never lengthens it", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "parsed", rr: Result{MaxAge: 2 * day}},
+			{at: day + time.Minute, op: "next", want: FetchFirst},
+		}},
+		{"unavailable allows everything for the TTL", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "unavailable"},
+			{at: time.Hour, op: "next", want: Decide, privateAllowed: true},
+		}},
+		{"unreachable: retries doubling, then its URLs fail", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "unreachable", wantWait: 15 * time.Second},
+			{at: 10 * time.Second, op: "next", want: Hold},
+			{at: 15 * time.Second, op: "next", want: FetchFirst},
+			{at: 15 * time.Second, op: "unreachable", wantWait: 30 * time.Second},
+			{at: 44 * time.Second, op: "next", want: Hold},
+			{at: 45 * time.Second, op: "next", want: FetchFirst},
+			{at: 45 * time.Second, op: "unreachable", wantGave: true},
+			{at: 46 * time.Second, op: "next", want: Fail},
+			{at: 2 * day, op: "next", want: Fail}, // for the rest of the run
+		}},
+		{"Retry-After longer than the backoff is kept, up to MaxHold", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "unreachable", rr: Result{RetryAfter: 10 * time.Minute}, wantWait: 10 * time.Minute},
+			{at: 9 * time.Minute, op: "next", want: Hold},
+			{at: 10 * time.Minute, op: "next", want: FetchFirst},
+			{at: 10 * time.Minute, op: "unreachable", rr: Result{RetryAfter: 5 * time.Hour}, wantWait: time.Hour},
+		}},
+		{"a success in between starts the count again", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "unreachable", wantWait: 15 * time.Second},
+			{at: 15 * time.Second, op: "next", want: FetchFirst},
+			{at: 15 * time.Second, op: "unavailable"},
+			{at: day + time.Minute, op: "next", want: FetchFirst},
+			{at: day + time.Minute, op: "unreachable", wantWait: 15 * time.Second},
+		}},
+		{"the last good copy stands in while unreachable", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "parsed"},
+			{at: day + time.Minute, op: "next", want: FetchFirst},
+			{at: day + time.Minute, op: "unreachable", wantGoodCopy: true, wantWait: 15 * time.Second},
+			{at: day + time.Minute + 10*time.Second, op: "next", want: Decide}, // by the good copy: /private disallowed
+			{at: day + time.Minute + 15*time.Second, op: "next", want: FetchFirst},
+			{at: day + time.Minute + 15*time.Second, op: "parsed", body: otherRules},
+			{at: day + 2*time.Minute, op: "next", want: Decide, privateAllowed: true}, // the new file's rules
+		}},
+		{"a good copy over 30 days old does not", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "parsed"},
+			{at: 31 * day, op: "next", want: FetchFirst},
+			{at: 31 * day, op: "unreachable", wantWait: 15 * time.Second},
+			{at: 31*day + time.Second, op: "next", want: Hold},
+		}},
+		{"a refused private address fails at once", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "unreachable", rr: Result{Err: fmt.Errorf("dial: %w", fetch.ErrPrivateAddress)}, wantGave: true},
+			{at: time.Second, op: "next", want: Fail},
+		}},
+		{"a cut fetch is asked for again", []step{
+			{at: 0, op: "next", want: FetchFirst},
+			{at: 0, op: "next", want: Wait},
+			{at: time.Second, op: "cut"},
+			{at: time.Second, op: "next", want: FetchFirst},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCache(policy)
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			for i, s := range tc.steps {
+				now := t0.Add(s.at)
+				switch s.op {
+				case "next":
+					got, o := c.Next(origin, now)
+					if got != s.want {
+						t.Fatalf("step %d (%v): Next = %v, want %v", i, s.at, got, s.want)
+					}
+					if got == Decide {
+						if allowed := o.Rules().Allowed("bot", "/private"); allowed != s.privateAllowed {
+							t.Errorf("step %d: /private allowed = %v, want %v", i, allowed, s.privateAllowed)
+						}
+						if !o.Rules().Allowed("bot", "/public") {
+							t.Errorf("step %d: /public disallowed", i)
+						}
+					}
+				case "parsed":
+					body := s.body
+					if body == "" {
+						body = rulesBody
+					}
+					c.Apply(origin, parsedResult(body, s.rr.MaxAge), now)
+				case "unavailable":
+					c.Apply(origin, Result{Outcome: Unavailable, Status: 404, Robots: AllowAll()}, now)
+				case "unreachable":
+					rr := s.rr
+					rr.Outcome, rr.Robots = Unreachable, DisallowAll()
+					if rr.Err == nil {
+						rr.Status = 503
+					}
+					o, u := c.Unreachable(origin, rr, now, now)
+					if u.GoodCopy != s.wantGoodCopy || u.GaveUp != s.wantGave || u.Wait != s.wantWait && !s.wantGave {
+						t.Errorf("step %d: %+v, want good copy %v, gave up %v, wait %v", i, u, s.wantGoodCopy, s.wantGave, s.wantWait)
+					}
+					if !s.wantGoodCopy && !s.wantGave && !o.RetryAt().Equal(now.Add(s.wantWait)) {
+						t.Errorf("step %d: retry at %v, want %v", i, o.RetryAt(), now.Add(s.wantWait))
+					}
+				case "cut":
+					c.Cut(origin)
+				default:
+					t.Fatalf("step %d: op %q", i, s.op)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheRecordRestore: what Record writes, Restore reads back as the
+// same decisions; an unreachable outcome is forgotten (a new run asks
+// again), but its last good copy is not.
+func TestCacheRecordRestore(t *testing.T) {
+	policy := Policy{TTL: 24 * time.Hour, Retries: 3, RetryBase: 15 * time.Second, MaxHold: time.Hour}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		rr       Result
+		want     Action
+		private  bool
+		goodCopy bool
+	}{
+		{"parsed", parsedResult(rulesBody, 0), Decide, false, true},
+		{"unavailable", Result{Outcome: Unavailable, Status: 404, Robots: AllowAll()}, Decide, true, false},
+		{"unreachable", Result{Outcome: Unreachable, Status: 503, Robots: DisallowAll()}, FetchFirst, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCache(policy)
+			c.Next(origin, t0)
+			if tc.rr.Outcome == Unreachable {
+				c.Unreachable(origin, tc.rr, t0, t0)
+			} else {
+				c.Apply(origin, tc.rr, t0)
+			}
+			rec := c.Record(origin, tc.rr, t0)
+			again := NewCache(policy)
+			again.Restore(origin, rec)
+			got, o := again.Next(origin, t0.Add(time.Hour))
+			if got != tc.want {
+				t.Fatalf("after Restore: %v, want %v (record %+v)", got, tc.want, rec)
+			}
+			if got == Decide && o.Rules().Allowed("bot", "/private") != tc.private {
+				t.Errorf("after Restore: /private allowed = %v, want %v", !tc.private, tc.private)
+			}
+			if (rec.GoodBody != nil) != tc.goodCopy {
+				t.Errorf("record keeps a good copy: %v, want %v", rec.GoodBody != nil, tc.goodCopy)
+			}
+		})
+	}
+}
+
+// TestCacheImport: a record from another node is taken only when it is
+// newer than ours, no fetch is under way here, and it still decides.
+func TestCacheImport(t *testing.T) {
+	policy := Policy{TTL: 24 * time.Hour, Retries: 3, RetryBase: 15 * time.Second, MaxHold: time.Hour}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	theirs := func(at time.Time) *storage.RobotsRecord {
+		return &storage.RobotsRecord{FetchedAt: at, Outcome: Parsed.String(), Status: 200, Body: []byte(otherRules), ExpiresAt: at.Add(24 * time.Hour)}
+	}
+	for _, tc := range []struct {
+		name  string
+		ours  string // "", "parsed", "fetching"
+		rec   *storage.RobotsRecord
+		taken bool
+	}{
+		{"unknown here", "", theirs(t0), true},
+		{"newer than ours", "parsed", theirs(t0.Add(time.Minute)), true},
+		{"older than ours", "parsed", theirs(t0.Add(-time.Minute)), false},
+		{"a fetch under way here", "fetching", theirs(t0.Add(time.Minute)), false},
+		{"expired", "", theirs(t0.Add(-25 * time.Hour)), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCache(policy)
+			switch tc.ours {
+			case "parsed":
+				c.Next(origin, t0)
+				c.Apply(origin, parsedResult(rulesBody, 0), t0)
+			case "fetching":
+				c.Next(origin, t0)
+			}
+			_, taken := c.Import(origin, tc.rec, t0.Add(2*time.Minute))
+			if taken != tc.taken {
+				t.Fatalf("Import taken = %v, want %v", taken, tc.taken)
+			}
+			if taken {
+				got, o := c.Next(origin, t0.Add(2*time.Minute))
+				if got != Decide || o.Rules().Allowed("bot", "/other") {
+					t.Errorf("after Import: %v, /other allowed %v; want their rules", got, o.Rules().Allowed("bot", "/other"))
+				}
+			}
+		})
+	}
+}
