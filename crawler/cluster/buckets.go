@@ -43,26 +43,28 @@ func openBucket(ctx context.Context, js jetstream.JetStream, name, desc string, 
 		Storage:     jetstream.FileStorage, // a restarted server must not forget leases
 		Replicas:    replicas,
 	}
-	kv, err := js.CreateKeyValue(ctx, cfg)
-	if err == nil {
+	return createRetrying(ctx, func() (jetstream.KeyValue, error) {
+		kv, err := js.CreateKeyValue(ctx, cfg)
+		if err == nil {
+			return kv, nil
+		}
+		if !errors.Is(err, jetstream.ErrBucketExists) {
+			return nil, fmt.Errorf("create bucket %s: %w", name, err)
+		}
+		if kv, err = js.KeyValue(ctx, name); err != nil {
+			return nil, fmt.Errorf("open bucket %s: %w", name, err)
+		}
+		st, err := kv.Status(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("bucket %s status: %w", name, err)
+		}
+		got := st.Config()
+		if got.TTL != ttl || got.Description != desc {
+			return nil, fmt.Errorf("bucket %s has ttl %s and %q, this node wants %s and %q: %w",
+				name, got.TTL, got.Description, ttl, desc, ErrMismatch)
+		}
 		return kv, nil
-	}
-	if !errors.Is(err, jetstream.ErrBucketExists) {
-		return nil, fmt.Errorf("create bucket %s: %w", name, err)
-	}
-	if kv, err = js.KeyValue(ctx, name); err != nil {
-		return nil, fmt.Errorf("open bucket %s: %w", name, err)
-	}
-	st, err := kv.Status(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s status: %w", name, err)
-	}
-	got := st.Config()
-	if got.TTL != ttl || got.Description != desc {
-		return nil, fmt.Errorf("bucket %s has ttl %s and %q, this node wants %s and %q: %w",
-			name, got.TTL, got.Description, ttl, desc, ErrMismatch)
-	}
-	return kv, nil
+	})
 }
 
 // snapshot returns the live entries of a bucket: each key whose last
