@@ -102,7 +102,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	switch {
 	case u.GoodCopy:
 		// Keep crawling by the last good copy; try again later.
-		log.Warn("robots.txt unreachable; using the last good copy", "reason", o.Reason(), "retry_in", u.Wait)
+		log.Warn("robots.txt unreachable; using the last good copy", "reason", o.Reason(), "good_copy_from", o.GoodAt(), "retry_in", u.Wait)
 	case u.GaveUp:
 		log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.Reason(), "attempts", o.Attempts())
 		if err := c.failOrigin(tx, host, origin, robotsGaveUpPrefix+fmt.Sprint(o.Attempts())+" attempts: "+o.Reason()+" (the next run tries again)"); err != nil {

@@ -15,7 +15,8 @@ const createAttempts = 5
 // on a clustered server (Debian's nats-server 2.9.10, TestClusterOnNATSServers)
 // the loser of two concurrent creates can get an error such as "subjects
 // overlap with an existing stream" instead of the existing one, and the
-// same call a moment later finds it. A context error is returned at once.
+// same call a moment later finds it. A context error is returned at once
+// (with the last create's error when it came during a wait).
 func createRetrying[T any](ctx context.Context, create func() (T, error)) (T, error) {
 	var v T
 	var err error
@@ -30,7 +31,7 @@ func createRetrying[T any](ctx context.Context, create func() (T, error)) (T, er
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return v, err
+			return v, errors.Join(ctx.Err(), err)
 		case <-t.C:
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -51,4 +52,17 @@ func TestCreateRetrying(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestCreateRetryingCancelledDuringWait: Ctrl-C while a node waits to try
+// again says it was cancelled, not only what the last try said.
+func TestCreateRetryingCancelledDuringWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel)
+		_, err := createRetrying(ctx, func() (int, error) { return 0, errors.New("subjects overlap") })
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "subjects overlap") {
+			t.Errorf("err = %v, want context.Canceled and the last try's error", err)
+		}
+	})
 }

@@ -48,6 +48,9 @@ func (o *Origin) Outcome() Outcome { return o.outcome }
 // Reason says in words what the last fetch gave.
 func (o *Origin) Reason() string { return o.reason }
 
+// GoodAt is when the last good copy was fetched (zero if none).
+func (o *Origin) GoodAt() time.Time { return o.goodAt }
+
 // Attempts counts consecutive unreachable fetches.
 func (o *Origin) Attempts() int { return o.attempts }
 
@@ -181,7 +184,10 @@ type Unreachability struct {
 	// change): the origin's URLs fail.
 	GaveUp bool
 	// Wait is how long until the next try: RetryBase doubled per
-	// attempt, or the server's Retry-After up to MaxHold if longer.
+	// attempt, or the server's Retry-After up to MaxHold if longer;
+	// never longer than the TTL (with a good copy standing in, the
+	// tries go on past Retries, and the doubling would otherwise grow
+	// without end: 34 h after 14 failures).
 	Wait time.Duration
 }
 
@@ -195,6 +201,9 @@ func (c *Cache) Unreachable(origin string, rr Result, started, now time.Time) (*
 	o.attempts++
 	backoff := c.p.RetryBase << min(o.attempts-1, 16)
 	wait := max(backoff, min(rr.RetryAfter, c.p.MaxHold))
+	if c.p.TTL > 0 {
+		wait = min(wait, c.p.TTL)
+	}
 	if o.goodBody != nil && started.Sub(o.goodAt) < GoodCopyMaxAge {
 		o.rules, o.outcome, o.expires = robots.Parse(o.goodBody), Parsed, now.Add(wait)
 		return o, Unreachability{GoodCopy: true, Wait: wait}
@@ -216,7 +225,10 @@ func (c *Cache) Unreachable(origin string, rr Result, started, now time.Time) (*
 // at fetchedAt: the outcome, the body of a parsed file, the expiry, the
 // attempts and the last good copy (Restore reads it back).
 func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.RobotsRecord {
-	o := c.origin(origin)
+	o := c.origins[origin]
+	if o == nil {
+		o = &Origin{} // nothing applied: the result alone
+	}
 	rec := &storage.RobotsRecord{FetchedAt: fetchedAt, Outcome: rr.Outcome.String(), Status: rr.Status,
 		ExpiresAt: o.expires, Attempts: o.attempts, GoodBody: o.goodBody, GoodAt: o.goodAt}
 	if rr.Err != nil {

@@ -232,6 +232,7 @@ func TestCacheImport(t *testing.T) {
 		{"unknown here", "", theirs(t0), true},
 		{"newer than ours", "parsed", theirs(t0.Add(time.Minute)), true},
 		{"older than ours", "parsed", theirs(t0.Add(-time.Minute)), false},
+		{"as new as ours", "parsed", theirs(t0), false},
 		{"a fetch under way here", "fetching", theirs(t0.Add(time.Minute)), false},
 		{"expired", "", theirs(t0.Add(-25 * time.Hour)), false},
 	} {
@@ -256,4 +257,86 @@ func TestCacheImport(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCacheUnreachableTimes pins which clock each part of an unreachable
+// outcome uses: the good copy's age counts to when the request was sent
+// (started), the stand-in's expiry and the next try from when the outcome
+// is applied (now); a Retry-After shorter than the backoff does not
+// shorten it; and with a good copy the tries go on past Retries, never
+// more than the TTL apart.
+func TestCacheUnreachableTimes(t *testing.T) {
+	policy := Policy{TTL: 24 * time.Hour, Retries: 2, RetryBase: 15 * time.Second, MaxHold: time.Hour}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	unreachable := Result{Outcome: Unreachable, Status: 503, Robots: DisallowAll()}
+	withGoodCopy := func() *Cache {
+		c := NewCache(policy)
+		c.Next(origin, t0)
+		c.Apply(origin, parsedResult(rulesBody, 0), t0)
+		return c
+	}
+
+	t.Run("good copy age from the send, expiry from now", func(t *testing.T) {
+		c := withGoodCopy()
+		started := t0.Add(GoodCopyMaxAge - time.Minute) // under 30 days old when sent
+		now := started.Add(2 * time.Minute)             // over when applied
+		c.Next(origin, started)
+		o, u := c.Unreachable(origin, unreachable, started, now)
+		if !u.GoodCopy {
+			t.Fatalf("%+v: the good copy's age counts to the send", u)
+		}
+		if !o.Usable(now.Add(14*time.Second)) || o.Usable(now.Add(15*time.Second)) {
+			t.Errorf("the good copy stands in until now + 15s")
+		}
+		if !o.GoodAt().Equal(t0) {
+			t.Errorf("GoodAt %v, want %v", o.GoodAt(), t0)
+		}
+	})
+	t.Run("a short Retry-After does not shorten the backoff", func(t *testing.T) {
+		c := NewCache(policy)
+		c.Next(origin, t0)
+		rr := unreachable
+		rr.RetryAfter = time.Second
+		if _, u := c.Unreachable(origin, rr, t0, t0); u.Wait != 15*time.Second {
+			t.Errorf("wait %v, want 15s", u.Wait)
+		}
+	})
+	t.Run("a good copy keeps it going, at most a TTL between tries", func(t *testing.T) {
+		c := withGoodCopy()
+		now := t0.Add(25 * time.Hour)
+		var u Unreachability
+		for i := range 14 {
+			if a, _ := c.Next(origin, now); a != FetchFirst {
+				t.Fatalf("try %d: %v, want FetchFirst", i, a)
+			}
+			_, u = c.Unreachable(origin, unreachable, now, now)
+			if !u.GoodCopy || u.GaveUp {
+				t.Fatalf("try %d: %+v, want the good copy, not giving up", i, u)
+			}
+			if u.Wait > policy.TTL {
+				t.Fatalf("try %d: wait %v, longer than the TTL", i, u.Wait)
+			}
+			now = now.Add(u.Wait)
+		}
+		if u.Wait != policy.TTL {
+			t.Errorf("after 14 tries: wait %v, want the TTL (15s doubled 13 times is 34h8m)", u.Wait)
+		}
+	})
+	t.Run("the record of an unreachable file", func(t *testing.T) {
+		c := withGoodCopy()
+		t1 := t0.Add(40 * 24 * time.Hour) // the good copy is too old to stand in
+		c.Next(origin, t1)
+		rr := Result{Outcome: Unreachable, Robots: DisallowAll(), Err: fmt.Errorf("dial: refused")}
+		c.Unreachable(origin, rr, t1, t1)
+		rec := c.Record(origin, rr, t1)
+		if rec.Attempts != 1 || rec.Error != "dial: refused" || !rec.ExpiresAt.IsZero() || rec.GoodBody == nil ||
+			!rec.GoodAt.Equal(t0) || !rec.FetchedAt.Equal(t1) || rec.Body != nil {
+			t.Errorf("record %+v", rec)
+		}
+		again := NewCache(policy)
+		again.Restore(origin, rec)
+		if a, _ := again.Next(origin, t1); a != FetchFirst {
+			t.Errorf("after Restore: %v, want FetchFirst (a new run asks again)", a)
+		}
+	})
 }
