@@ -10,6 +10,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/storage"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // linkPage is an HTML page with n links to /p0 ... /p(n-1) of its own host.
@@ -289,5 +290,51 @@ func TestStopIsAnsweredWithinTheGrace(t *testing.T) {
 	}
 	if recorded(db, big.URL("/")) {
 		t.Log("the page was recorded before the stop (parsing was quick)")
+	}
+}
+
+// TestCommitResultsCountLinkHeavyPages: politecrawl_commit_results counts
+// every result a commit records, a link-heavy page (recorded after its
+// links are admitted in chunks) included: here robots.txt and the page.
+func TestCommitResultsCountLinkHeavyPages(t *testing.T) {
+	var b strings.Builder
+	for i := range 3 * linkChunk / 2 {
+		fmt.Fprintf(&b, `<a href="http://elsewhere.test/p%d">%d</a>`, i, i) // out of scope: not fetched
+	}
+	web := crawltest.NewWeb()
+	defer web.Close()
+	h := web.AddHost("big", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: "<title>links</title>" + b.String()},
+	})
+	reg := prometheus.NewRegistry()
+	cfg := testConfig(h.URL("/"))
+	cfg.Metrics = NewMetrics(reg)
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !recorded(db, h.URL("/")) {
+		t.Fatal("the page was not recorded")
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, f := range families {
+		if f.GetName() == "politecrawl_commit_results" {
+			sum = f.GetMetric()[0].GetHistogram().GetSampleSum()
+		}
+	}
+	if sum != 2 {
+		t.Errorf("politecrawl_commit_results counted %v results, want 2 (robots.txt and the page)", sum)
 	}
 }
