@@ -201,10 +201,7 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 		pn := crawltest.NewPipeNet()
 		web := crawltest.NewWeb()
 		defer web.Close()
-		var seeds, scope []string
-		for i := range 3 {
-			name := fmt.Sprintf("s%d.test", i)
-			pn.SetIP(name, "192.0.2.1")
+		seeds, scope := sharedIPHosts(web, pn, func(i int) map[string]*crawltest.Page {
 			page := func(body string) *crawltest.Page {
 				p := &crawltest.Page{Body: body}
 				if i == 0 {
@@ -213,11 +210,9 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 				}
 				return p
 			}
-			pages := map[string]*crawltest.Page{"/robots.txt": {Status: 404}, "/": page(`<a href="/a">a</a><a href="/b">b</a><a href="/c">c</a>`),
+			return map[string]*crawltest.Page{"/robots.txt": {Status: 404}, "/": page(`<a href="/a">a</a><a href="/b">b</a><a href="/c">c</a>`),
 				"/a": page(""), "/b": page(""), "/c": page("")}
-			web.AddPipeHost(name, pn, name, pages)
-			seeds, scope = append(seeds, "http://"+name+"/"), append(scope, name)
-		}
+		})
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.Workers = scope, 8
 		cfg.Fetch.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -232,6 +227,18 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 		shared := afterTheFirst(t, web, 5)
 		wantStartsApart(t, "192.0.2.1", shared, 306*time.Millisecond)
 	})
+}
+
+// sharedIPHosts adds hosts s0.test, s1.test and s2.test to web, all on
+// 192.0.2.1 in pn, serving pages(i), and returns their roots and names.
+func sharedIPHosts(web *crawltest.Web, pn *crawltest.PipeNet, pages func(i int) map[string]*crawltest.Page) (seeds, scope []string) {
+	for i := range 3 {
+		name := fmt.Sprintf("s%d.test", i)
+		pn.SetIP(name, "192.0.2.1")
+		web.AddPipeHost(name, pn, name, pages(i))
+		seeds, scope = append(seeds, "http://"+name+"/"), append(scope, name)
+	}
+	return seeds, scope
 }
 
 // afterTheFirst is every host's requests but its first (which finds out
@@ -318,18 +325,13 @@ func TestIPDelayAfterAStaleConnection(t *testing.T) {
 		pn := crawltest.NewPipeNet()
 		web := crawltest.NewWeb()
 		defer web.Close()
-		var seeds, scope []string
-		for i := range 3 {
-			name := fmt.Sprintf("s%d.test", i)
-			pn.SetIP(name, "192.0.2.1")
+		seeds, scope := sharedIPHosts(web, pn, func(i int) map[string]*crawltest.Page {
 			root := &crawltest.Page{Body: `<a href="/a">a</a><a href="/b">b</a>`}
 			if i == 0 {
 				root.Delay = 400 * time.Millisecond // still under way when the next host's turn comes
 			}
-			pages := map[string]*crawltest.Page{"/robots.txt": {Status: 404}, "/": root, "/a": {}, "/b": {}}
-			web.AddPipeHost(name, pn, name, pages)
-			seeds, scope = append(seeds, "http://"+name+"/"), append(scope, name)
-		}
+			return map[string]*crawltest.Page{"/robots.txt": {Status: 404}, "/": root, "/a": {}, "/b": {}}
+		})
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.Workers = scope, 8
 		var mu sync.Mutex
