@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -33,7 +32,6 @@ type Crawler struct {
 
 	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
 	tasks        chan task         // to the workers (see aheadOf); nil outside Run
-	stopping     atomic.Bool       // the crawl is stopping: workers start no task taken from now on
 	received     []result          // results back from workers, waiting to be recorded
 	receivedSize int               // their weight in memory (see resultSize)
 	pending      []*pendingPage    // link-heavy pages whose links are being admitted
@@ -308,14 +306,10 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// channel or at the gate, come back unsent, even while the
 	// coordinator is busy (say, waiting on a commit) and has not seen the
 	// stop yet.
-	stopNow := func() {
-		c.stopping.Store(true)
-		c.gate.shutdown()
-	}
-	unwatch := context.AfterFunc(ctx, stopNow)
+	unwatch := context.AfterFunc(ctx, c.gate.shutdown)
 	defer unwatch()
 	err := c.loop(ctx, tasks, results)
-	stopNow()
+	c.gate.shutdown()
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}

@@ -91,7 +91,7 @@ type result struct {
 // a task arrives only when its host's slot is open.
 func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
-		if c.stopping.Load() || !c.gate.enter() {
+		if !c.gate.enter() {
 			// It waited for a worker past the stop: no new requests.
 			if t.stop != nil {
 				t.stop()
