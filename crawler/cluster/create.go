@@ -3,7 +3,11 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // createAttempts bounds createRetrying.
@@ -16,12 +20,13 @@ const createAttempts = 5
 // the loser of two concurrent creates can get an error such as "subjects
 // overlap with an existing stream" instead of the existing one, and the
 // same call a moment later finds it. A context error is returned at once
-// (with the last create's error when it came during a wait).
+// (with the last create's error when it came during a wait), and so is an
+// error no later try can mend (see final).
 func createRetrying[T any](ctx context.Context, create func() (T, error)) (T, error) {
 	var v T
 	var err error
 	for i := range createAttempts {
-		if v, err = create(); err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, ErrMismatch) {
+		if v, err = create(); err == nil || ctx.Err() != nil || final(err) {
 			return v, err
 		}
 		if i == createAttempts-1 {
@@ -36,4 +41,70 @@ func createRetrying[T any](ctx context.Context, create func() (T, error)) (T, er
 		}
 	}
 	return v, err
+}
+
+// final reports an error that trying again cannot mend: a cancelled start,
+// a bucket another crawl set up differently, a server or account without
+// JetStream, a name the server refuses.
+func final(err error) bool {
+	for _, f := range []error{context.Canceled, ErrMismatch, jetstream.ErrJetStreamNotEnabled,
+		jetstream.ErrJetStreamNotEnabledForAccount, jetstream.ErrInvalidStreamName, jetstream.ErrInvalidBucketName} {
+		if errors.Is(err, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// openStream opens the stream cfg names, creating it when missing, and
+// updates it only when it differs from cfg in what this node sets. Every
+// node does this at start, so opening comes first: an update of a stream
+// that did not change is not free on the server (nats-server 2.15.2 races
+// a stream's config update against another node's consumer create, seen
+// under -race), and a create that loses to another node's opens that
+// node's stream.
+func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	return createRetrying(ctx, func() (jetstream.Stream, error) {
+		s, err := js.Stream(ctx, cfg.Name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			if s, err = js.CreateStream(ctx, cfg); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				s, err = js.Stream(ctx, cfg.Name)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open stream %s: %w", cfg.Name, err)
+		}
+		if got := s.CachedInfo().Config; got.Description != cfg.Description || !slices.Equal(got.Subjects, cfg.Subjects) ||
+			got.Replicas != cfg.Replicas || got.Retention != cfg.Retention || got.Storage != cfg.Storage {
+			if s, err = js.UpdateStream(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("update stream %s: %w", cfg.Name, err)
+			}
+		}
+		return s, nil
+	})
+}
+
+// openKeyValue is openStream for a key-value bucket.
+func openKeyValue(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	return createRetrying(ctx, func() (jetstream.KeyValue, error) {
+		kv, err := js.KeyValue(ctx, cfg.Bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			if kv, err = js.CreateKeyValue(ctx, cfg); errors.Is(err, jetstream.ErrBucketExists) {
+				kv, err = js.KeyValue(ctx, cfg.Bucket)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open bucket %s: %w", cfg.Bucket, err)
+		}
+		st, err := kv.Status(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("bucket %s status: %w", cfg.Bucket, err)
+		}
+		if got := st.Config(); got.Description != cfg.Description || got.Replicas != cfg.Replicas || got.Storage != cfg.Storage {
+			if kv, err = js.UpdateKeyValue(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("update bucket %s: %w", cfg.Bucket, err)
+			}
+		}
+		return kv, nil
+	})
 }

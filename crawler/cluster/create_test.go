@@ -4,10 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestCreateRetrying(t *testing.T) {
@@ -26,6 +32,8 @@ func TestCreateRetrying(t *testing.T) {
 		{"gives up after five", 100, overlap, false, createAttempts, true, 1000 * time.Millisecond},
 		{"a mismatch is final", 100, fmt.Errorf("bucket x: %w", ErrMismatch), false, 1, true, 0},
 		{"a cancelled start is final", 100, context.Canceled, true, 1, true, 0},
+		{"no JetStream is final", 100, fmt.Errorf("open stream x: %w", jetstream.ErrJetStreamNotEnabled), false, 1, true, 0},
+		{"a bad name is final", 100, jetstream.ErrInvalidBucketName, false, 1, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -65,4 +73,88 @@ func TestCreateRetryingCancelledDuringWait(t *testing.T) {
 			t.Errorf("err = %v, want context.Canceled and the last try's error", err)
 		}
 	})
+}
+
+// TestOpenStreamAndBucket: nodes starting together open the crawl's
+// streams and buckets, creating them once; a node starting with the same
+// settings changes nothing on the server (no update request: on
+// nats-server 2.15.2 an update races other nodes' consumer creates), and
+// one starting with changed settings updates them.
+func TestOpenStreamAndBucket(t *testing.T) {
+	srv := MustEmbedded(t)
+	nc, js := MustJetStream(t, srv.ClientURL())
+	var updates atomic.Int64
+	sub, err := nc.Subscribe("$JS.API.STREAM.UPDATE.>", func(*nats.Msg) { updates.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stream := jetstream.StreamConfig{Name: "S", Description: "d1", Subjects: []string{"s.*"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: 1}
+	bucket := jetstream.KeyValueConfig{Bucket: "B", Description: "d1", Storage: jetstream.FileStorage, Replicas: 1}
+	// flushed makes sure the server has routed every request made so far
+	// to the test's subscription.
+	flushed := func() int64 {
+		t.Helper()
+		if err := nc.FlushTimeout(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		return updates.Load()
+	}
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			if _, err := openStream(ctx, js, stream); err != nil {
+				t.Errorf("open stream: %v", err)
+			}
+			if _, err := openKeyValue(ctx, js, bucket); err != nil {
+				t.Errorf("open bucket: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := flushed(); n != 0 {
+		t.Errorf("three nodes starting together sent %d update requests, want 0", n)
+	}
+	for range 2 {
+		if _, err := openStream(ctx, js, stream); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := openKeyValue(ctx, js, bucket); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := flushed(); n != 0 {
+		t.Errorf("reopening with the same settings sent %d update requests, want 0", n)
+	}
+	stream.Description, bucket.Description = "d2", "d2"
+	s, err := openStream(ctx, js, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := openKeyValue(ctx, js, bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := flushed(); n != 2 {
+		t.Errorf("changed settings sent %d update requests, want 2 (stream and bucket)", n)
+	}
+	st, err := kv.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := []string{s.CachedInfo().Config.Description, st.Config().Description}, []string{"d2", "d2"}; !slices.Equal(got, want) {
+		t.Errorf("descriptions after the change: %q, want %q", got, want)
+	}
+	names := js.StreamNames(ctx)
+	var all []string
+	for n := range names.Name() {
+		all = append(all, n)
+	}
+	slices.Sort(all)
+	if want := []string{"KV_B", "S"}; !slices.Equal(all, want) {
+		t.Errorf("streams on the server: %q, want %q", all, want)
+	}
 }

@@ -57,15 +57,13 @@ func NewHandoff(ctx context.Context, js jetstream.JetStream, crawl string, shard
 	if h.batch <= 0 {
 		h.batch = 256
 	}
-	stream, err := createRetrying(ctx, func() (jetstream.Stream, error) {
-		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name:        HandoffStream(crawl),
-			Description: bucketDescription(shards),
-			Subjects:    []string{fmt.Sprintf("politecrawl.%s.shard.*", crawl)},
-			Retention:   jetstream.WorkQueuePolicy,
-			Storage:     jetstream.FileStorage,
-			Replicas:    max(opts.Replicas, 1),
-		})
+	stream, err := openStream(ctx, js, jetstream.StreamConfig{
+		Name:        HandoffStream(crawl),
+		Description: bucketDescription(shards),
+		Subjects:    []string{fmt.Sprintf("politecrawl.%s.shard.*", crawl)},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(opts.Replicas, 1),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("handoff stream %s: %w", HandoffStream(crawl), err)

@@ -133,10 +133,8 @@ func timingOf(host string, r storage.HostRecord) hostTiming {
 // buckets.
 func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int) (records, hosts, robots jetstream.KeyValue, err error) {
 	open := func(name, desc string) (jetstream.KeyValue, error) {
-		kv, err := createRetrying(ctx, func() (jetstream.KeyValue, error) {
-			return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-				Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
-			})
+		kv, err := openKeyValue(ctx, js, jetstream.KeyValueConfig{
+			Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("bucket %s: %w", name, err)

@@ -173,6 +173,18 @@ func summarise(out io.Writer, names []string, rates map[string][]float64) {
 		fmt.Fprintf(out, "politecrawl / %s: %.2fx per round (median; rounds %.2f), %.2fx of medians\n",
 			name, median(ratios), ratios, median(base)/median(rates[name]))
 	}
+	// The ceiling fetches without parsing or storing anything, with as
+	// many requests at once as the crawlers: no crawler here can beat it,
+	// so ceiling/colly is the most any of them could reach against colly
+	// in this run, whatever its engine.
+	if ceil, colly := rates["ceiling"], rates["colly"]; len(ceil) > 0 && len(ceil) == len(colly) {
+		var ratios []float64
+		for i := range ceil {
+			ratios = append(ratios, ceil[i]/colly[i])
+		}
+		fmt.Fprintf(out, "ceiling / colly: %.2fx per round (median; rounds %.2f): the most any crawler could reach against colly here\n",
+			median(ratios), ratios)
+	}
 }
 
 func median(v []float64) float64 {
