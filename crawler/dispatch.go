@@ -31,11 +31,11 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 			return 0, err
 		}
 		if send {
-			// Registered here, not when a worker starts it: a task may
-			// wait for a worker, and CancelHosts must reach it there.
-			t.ctx, t.stop = c.cancellable(c.fetchCtx, t.host)
 			c.claims++
 			t.claim, t.notifySent = c.claims, c.sched.WantsSent(t.host)
+			// Registered here, not when a worker starts it: a task may
+			// wait for a worker, and CancelHosts must reach it there.
+			c.cancellable(&t)
 			c.inflight++
 			c.flying[t.host] = t.claim
 			if t.kind == taskPage {

@@ -296,28 +296,33 @@ type inflight struct {
 	cancels map[string]*hostCancel
 }
 
+// hostCancel is one dispatched task as CancelHosts sees it.
 type hostCancel struct {
 	cancel context.CancelFunc
 	cut    bool
+	// Exactly one of these happens: a worker takes the task (started),
+	// or CancelHosts takes it back while it still waits for a worker
+	// (withdrawn) and hands in its result.
+	started, withdrawn bool
+	task               task // as dispatched, for the result of a withdrawal
 }
 
 func notCut() bool { return false }
 
-// cancellable derives the context of one request to host; stop, called
-// when the request is over, reports whether CancelHosts cut it short.
-func (c *Crawler) cancellable(ctx context.Context, host string) (context.Context, func() bool) {
+// cancellable gives a task being dispatched the context of its request,
+// and registers it so that CancelHosts can cut it (outside a cluster it
+// cannot be cut). t.stop, called when the request is over, reports
+// whether CancelHosts cut it short; t.begin is the worker's claim on it.
+func (c *Crawler) cancellable(t *task) {
 	if c.cfg.Node == nil {
-		return ctx, notCut
+		t.ctx, t.stop = c.fetchCtx, notCut
+		return
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(c.fetchCtx)
 	hc := &hostCancel{cancel: cancel}
-	c.running.mu.Lock()
-	if c.running.cancels == nil {
-		c.running.cancels = map[string]*hostCancel{}
-	}
-	c.running.cancels[host] = hc
-	c.running.mu.Unlock()
-	return ctx, func() bool {
+	host := t.host
+	t.ctx = ctx
+	t.stop = func() bool {
 		c.running.mu.Lock()
 		if c.running.cancels[host] == hc {
 			delete(c.running.cancels, host)
@@ -327,6 +332,19 @@ func (c *Crawler) cancellable(ctx context.Context, host string) (context.Context
 		cancel()
 		return cut
 	}
+	t.begin = func() bool {
+		c.running.mu.Lock()
+		defer c.running.mu.Unlock()
+		hc.started = !hc.withdrawn
+		return hc.started
+	}
+	hc.task = *t
+	c.running.mu.Lock()
+	if c.running.cancels == nil {
+		c.running.cancels = map[string]*hostCancel{}
+	}
+	c.running.cancels[host] = hc
+	c.running.mu.Unlock()
 }
 
 // CancelHosts cuts short the requests under way to the hosts match
@@ -342,7 +360,26 @@ func (c *Crawler) CancelHosts(match func(host string) bool) int {
 			hc.cut = true
 			hc.cancel()
 			n++
+			if !hc.started {
+				c.withdraw(host, hc)
+			}
 		}
 	}
 	return n
+}
+
+// withdraw takes back a cut task that still waits for a worker and hands
+// in its result, so that its host is free now: with every worker on slow
+// requests, a task could otherwise wait up to a request timeout before a
+// worker found it cut (a shard handover waits for it). The worker that
+// comes to it later skips it (see cancellable's begin). The caller holds
+// c.running.mu.
+func (c *Crawler) withdraw(host string, hc *hostCancel) {
+	hc.withdrawn = true
+	delete(c.running.cancels, host)
+	r := result{task: hc.task, interrupted: true}
+	// The results channel has room for a result of every task in flight
+	// (see Run), this one's included, so the send does not wait; from a
+	// goroutine all the same, as the lock is held.
+	go func() { c.results <- r }()
 }

@@ -272,6 +272,79 @@ func TestCancelHosts(t *testing.T) {
 	}
 }
 
+// TestCancelHostsWithdrawsAWaitingTask: with its only worker on a slow
+// request, a task dispatched to another host waits for a worker. Cutting
+// that host (its shard went to another node) frees it at once, not when
+// the slow request ends, and its request is never made.
+func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	slow := w.AddHost("slow", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/page":       {Body: "<html>slow</html>", Delay: 3 * time.Second},
+	})
+	other := w.AddHost("other", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: "<html>other</html>"},
+	})
+	node := newFakeNode(slow.Authority(), other.Authority())
+	node.holds[slow.URL("/page")], node.holds[other.URL("/")] = true, true
+	cfg := testConfig()
+	cfg.Workers = 1 // and one task may wait for it (aheadOf)
+	c, db := nodeCrawl(t, node, cfg, slow.Authority(), other.Authority())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: slow.URL("/page"), Via: "seed"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
+	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: other.URL("/"), Via: "seed"}}); err != nil {
+		t.Fatal(err)
+	}
+	isOther := func(h string) bool { return h == other.Authority() }
+	waitFor(t, ctx, "other's robots.txt task waiting for the worker", func() bool {
+		n, _ := c.InFlight(ctx, isOther)
+		return n == 1
+	})
+	node.mu.Lock()
+	node.serves[other.Authority()] = false
+	node.mu.Unlock()
+	start := time.Now()
+	if n := c.CancelHosts(isOther); n != 1 {
+		t.Fatalf("CancelHosts cut %d tasks, want 1", n)
+	}
+	waitFor(t, ctx, "other's task to come back", func() bool {
+		n, _ := c.InFlight(ctx, isOther)
+		return n == 0
+	})
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the waiting task came back after %v, want at once (the slow request takes 3 s)", d)
+	}
+	if n, _ := c.InFlight(ctx, func(h string) bool { return h == slow.Authority() }); n != 1 {
+		t.Errorf("slow's request in flight: %d, want 1 (still under way)", n)
+	}
+	waitFor(t, ctx, "the slow page recorded", func() bool {
+		r := records(t, db)[slow.URL("/page")]
+		return r != nil && r.State == storage.Fetched
+	})
+	// The worker then came to the task taken back; had it run it, its
+	// second result would count as a request ended that never started.
+	time.Sleep(100 * time.Millisecond)
+	var inflight int
+	if err := c.do(ctx, func() { inflight = c.inflight }); err != nil || inflight != 0 {
+		t.Errorf("tasks in flight at the end: %d (%v), want 0", inflight, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := other.Count("/robots.txt") + other.Count("/"); n != 0 {
+		t.Errorf("%d requests to the cut host, want 0 (the worker must skip a task taken back)", n)
+	}
+}
+
 // TestCutRobotsHopResumesItsOrigin: a's robots.txt redirects to b, and
 // the request for it on b is cut (CancelHosts on b: b's shard went to
 // another node). a waited, paused, for that robots.txt; it must take up

@@ -42,9 +42,12 @@ type task struct {
 	origin    string              // robots: the origin whose robots.txt this is
 	robots    *robotscache.Result // robots: the fetch so far (hops)
 	// ctx is the request's context and stop ends it, reporting whether
-	// CancelHosts cut it short (see cancellable); both set at dispatch.
-	ctx  context.Context
-	stop func() bool
+	// CancelHosts cut it short; begin, called by the worker that takes
+	// the task, reports false if CancelHosts took it back first (see
+	// cancellable). All set at dispatch.
+	ctx   context.Context
+	stop  func() bool
+	begin func() bool
 	// claim tells this task's request from others to the same host;
 	// notifySent asks the worker to report when it went out, at once (its
 	// IP group's other hosts wait for that: see frontier's Sent).
@@ -91,6 +94,9 @@ type result struct {
 // a task arrives only when its host's slot is open.
 func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
+		if t.begin != nil && !t.begin() {
+			continue // taken back: its result was handed in for it
+		}
 		if !c.gate.enter() {
 			// It waited for a worker past the stop: no new requests.
 			if t.stop != nil {
