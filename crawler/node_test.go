@@ -225,13 +225,34 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
 // TestCancelHosts: a request under way to a host whose shard went to
 // another node is cut short at once; its URL stays queued (not failed, no
 // backoff), to be fetched by whoever holds it next.
-func TestCancelHosts(t *testing.T) {
-	w := crawltest.NewWeb()
-	defer w.Close()
-	slow := w.AddHost("slow", map[string]*crawltest.Page{
+// addSlowHost adds a host whose /page takes 3 s to answer.
+func addSlowHost(w *crawltest.Web) *crawltest.Host {
+	return w.AddHost("slow", map[string]*crawltest.Page{
 		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
 		"/page":       {Body: "<html>slow</html>", Delay: 3 * time.Second},
 	})
+}
+
+// seedNode admits url to a node's running crawl as a seed.
+func seedNode(t *testing.T, ctx context.Context, c *Crawler, url string) {
+	t.Helper()
+	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: url, Via: "seed"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stopServing hands host to another node, as the cluster does before it
+// cuts the host's requests.
+func (f *fakeNode) stopServing(host string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.serves[host] = false
+}
+
+func TestCancelHosts(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	slow := addSlowHost(w)
 	node := newFakeNode(slow.Authority())
 	node.holds[slow.URL("/page")] = true
 	c, db := nodeCrawl(t, node, testConfig(), slow.Authority())
@@ -239,13 +260,9 @@ func TestCancelHosts(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: slow.URL("/page"), Via: "seed"}}); err != nil {
-		t.Fatal(err)
-	}
+	seedNode(t, ctx, c, slow.URL("/page"))
 	waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
-	node.mu.Lock()
-	node.serves[slow.Authority()] = false
-	node.mu.Unlock()
+	node.stopServing(slow.Authority())
 	start := time.Now()
 	if n := c.CancelHosts(func(h string) bool { return h == slow.Authority() }); n != 1 {
 		t.Fatalf("CancelHosts cut %d requests, want 1", n)
@@ -279,10 +296,7 @@ func TestCancelHosts(t *testing.T) {
 func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 	w := crawltest.NewWeb()
 	defer w.Close()
-	slow := w.AddHost("slow", map[string]*crawltest.Page{
-		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
-		"/page":       {Body: "<html>slow</html>", Delay: 3 * time.Second},
-	})
+	slow := addSlowHost(w)
 	other := w.AddHost("other", map[string]*crawltest.Page{
 		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
 		"/":           {Body: "<html>other</html>"},
@@ -296,21 +310,15 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: slow.URL("/page"), Via: "seed"}}); err != nil {
-		t.Fatal(err)
-	}
+	seedNode(t, ctx, c, slow.URL("/page"))
 	waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
-	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: other.URL("/"), Via: "seed"}}); err != nil {
-		t.Fatal(err)
-	}
+	seedNode(t, ctx, c, other.URL("/"))
 	isOther := func(h string) bool { return h == other.Authority() }
 	waitFor(t, ctx, "other's robots.txt task waiting for the worker", func() bool {
 		n, _ := c.InFlight(ctx, isOther)
 		return n == 1
 	})
-	node.mu.Lock()
-	node.serves[other.Authority()] = false
-	node.mu.Unlock()
+	node.stopServing(other.Authority())
 	start := time.Now()
 	if n := c.CancelHosts(isOther); n != 1 {
 		t.Fatalf("CancelHosts cut %d tasks, want 1", n)
