@@ -69,7 +69,7 @@ func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll b
 			b.Fatal(err)
 		}
 		total += time.Since(start)
-		commits += c.gen
+		commits += c.commits.Gen()
 		var n int
 		db.View(func(tx *storage.Tx) error { n = tx.Counts()[storage.Fetched]; return nil })
 		db.Close()

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
@@ -86,29 +85,6 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
-}
-
-// TestBatchWait pins how long a batch of results stays open before it is
-// committed: batchRatio times the last commit, so the committer is busy
-// at most a quarter of the time, and never more than batchAgeMax (what a
-// crash may lose is what was fetched in that window). A commit that took
-// no time (a clock that does not move, as under synctest) keeps batches
-// as short as they were: committed as soon as nothing is left to record.
-func TestBatchWait(t *testing.T) {
-	for _, tc := range []struct {
-		last, want time.Duration
-	}{
-		{0, 0},
-		{-time.Millisecond, 0}, // a clock that stepped back
-		{time.Millisecond, 3 * time.Millisecond},
-		{10 * time.Millisecond, 30 * time.Millisecond},
-		{20 * time.Millisecond, batchAgeMax},
-		{time.Second, batchAgeMax},
-	} {
-		if got := batchWait(tc.last); got != tc.want {
-			t.Errorf("batchWait(%v) = %v, want %v", tc.last, got, tc.want)
-		}
-	}
 }
 
 // TestResultSize: what bounds results waiting for a commit (receivedMax)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -41,19 +42,10 @@ type Crawler struct {
 	sentNotes    chan sentNote     // from workers: spaced requests that went out (see task.notifySent)
 	fenced       map[string]bool   // hosts a cluster node may not serve now (see Node)
 	nextDue      time.Time         // earliest scheduled recrawl; zero if none
-	events       []Event           // outcomes of the transaction being built
-	batchArchive bool              // the transaction being built records WARC captures
-
-	// The commit pipeline (see commit.go).
-	commits       chan *commitJob // to the committer; nil when none runs
-	committed     chan *commitJob // back from it
-	committerDone chan struct{}
-	committing    *commitJob     // the batch being committed; nil when idle
-	open          *storage.Batch // the batch being built; nil when none
-	openResults   int            // results recorded in it
-	openedAt      time.Time      // when it was opened
-	lastCommit    time.Duration  // how long the last commit took: batches wait batchRatio times that
-	gen           uint64         // batches handed over so far
+	// commits holds the batch being built and the one being committed;
+	// each batch's outcomes (Events) are reported once it committed
+	// (see commit.go).
+	commits *groupcommit.Pipeline[Event]
 
 	fetchCtx     context.Context
 	crashed      bool   // the previous run did not stop cleanly
@@ -135,6 +127,13 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		control: make(chan call),
 		stopped: make(chan struct{}),
 	}
+	// The WARC records of a batch's results are on disk before any
+	// transaction records them.
+	var syncArchive func() error
+	if cfg.Archive != nil {
+		syncArchive = cfg.Archive.Sync
+	}
+	c.commits = groupcommit.New(db, groupcommit.Options[Event]{Now: cfg.Now, Sync: syncArchive, Committed: c.committed})
 	c.sched.SetIPLimits(cfg.IPMaxInFlight, cfg.IPDelay, cfg.Now())
 	c.sched.SetBackoff(frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter})
 	scope, err := c.scope()
@@ -302,7 +301,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	c.gate = newGate(c.cfg.Workers)
 	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
 	c.growWorkers()
-	c.startCommitter()
+	c.commits.Start()
 	// From the moment of a stop, tasks still waiting for a worker, in the
 	// channel or at the gate, come back unsent, even while the
 	// coordinator is busy (say, waiting on a commit) and has not seen the
@@ -323,7 +322,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	close(tasks)
 	cancelFetch()
 	c.waitWorkers(&wg)
-	if cerr := c.stopCommitter(); err == nil {
+	if cerr := c.commits.Stop(); err == nil {
 		err = cerr
 	}
 	c.fetcher.Close()
@@ -350,7 +349,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
-		if c.committing == nil && (len(c.received) > 0 || c.batchDue()) {
+		if c.commits.Committing() == nil && (len(c.received) > 0 || c.commits.Due()) {
 			// Record what came back while the last batch was committed,
 			// a chunk at a time, taking in what comes back meanwhile.
 			if err := c.recordSome(); err != nil {
@@ -369,7 +368,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			}
 			wait = 0
 		}
-		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.committing == nil && c.open == nil
+		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil
 		if idle && wait > 0 {
 			c.noteRobotsWaits(c.cfg.Now())
 		}
@@ -382,9 +381,9 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 				wait = d
 			}
 		}
-		if c.open != nil && c.committing == nil {
+		if c.commits.Batch() != nil && c.commits.Committing() == nil {
 			// The open batch is handed over when due.
-			if d := max(c.batchDueAt().Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
+			if d := max(c.commits.DueAt().Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
 				wait = d
 			}
 		}
@@ -401,8 +400,8 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			if c.flying[n.host] == n.claim {
 				c.sched.Sent(n.host, n.at, c.cfg.Now())
 			}
-		case j := <-c.committedCh():
-			if err := c.finishCommit(j); err != nil {
+		case j := <-c.commits.Done():
+			if err := c.commits.Finish(j); err != nil {
 				return err
 			}
 		case <-timer.C:
@@ -466,7 +465,7 @@ func (c *Crawler) abandonInFlight() error {
 		return nil
 	})
 	if err == nil {
-		err = c.waitCommit()
+		err = c.commits.WaitCommit()
 	}
 	if err != nil {
 		return fmt.Errorf("stop: keep in-flight hosts' last requests: %w", err)
@@ -507,7 +506,7 @@ func (c *Crawler) abandonPending() error {
 		return nil
 	})
 	if err == nil {
-		err = c.waitCommit()
+		err = c.commits.WaitCommit()
 	}
 	if err != nil {
 		return fmt.Errorf("stop: keep hosts' last requests: %w", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -16,10 +17,10 @@ func originOf(url string) string { return urlnorm.Origin(url) }
 // returns how long until the next slot opens (-1: no host has work).
 func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	// Results not recorded yet count too: they wait in memory while a
-	// commit is under way (several milliseconds: see batchRatio), so up
+	// commit is under way (several milliseconds: see groupcommit.Ratio), so up
 	// to a batch of them, and receivedMax bytes, may wait; past that, a
 	// slow disk slows the crawl instead of filling memory.
-	for c.inflight < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < batchMax && c.receivedSize < receivedMax {
+	for c.inflight < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < groupcommit.MaxResults && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
 		c.cfg.Metrics.waited(c.sched.TakeWaited())
@@ -84,9 +85,9 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	}
 	if !ok {
 		c.sched.Cancel(host, now)
-		if hs := c.sched.Host(host); c.open == nil && c.committing != nil && hs.HasQueued() {
+		if hs, j := c.sched.Host(host), c.commits.Committing(); c.commits.Batch() == nil && j != nil && hs.HasQueued() {
 			// Its next URLs are in the batch being committed.
-			c.sched.WaitFor(host, c.committing.gen, now)
+			c.sched.WaitFor(host, j.Gen, now)
 		} else if n := hs.Queued() - hs.Taken(); c.sched.Recount(host, now) {
 			c.log.Debug("host's queue count was off; corrected", "host", host, "counted", n)
 		}
@@ -180,15 +181,15 @@ func (c *Crawler) next(w *hostWork, host string) (task, bool, error) {
 		t.url, t.seq = head.URL, head.Seq
 		return t, true, nil
 	}
-	if !ok && c.open == nil && c.sched.Unreadable(host) {
+	if !ok && c.commits.Batch() == nil && c.sched.Unreadable(host) {
 		// Its next URLs are in a batch being committed: they cannot be
 		// read before it lands.
 		return task{}, false, nil
 	}
 	read := c.db.View
-	if c.open != nil {
+	if b := c.commits.Batch(); b != nil {
 		// The batch being built holds everything recorded.
-		read = c.open.Do
+		read = b.Do
 	}
 	err := read(func(tx *storage.Tx) error {
 		head, ok = c.sched.LoadAhead(tx, host)

@@ -118,7 +118,7 @@ func (c *Crawler) admitChunk() error {
 			return err
 		}
 		if last {
-			c.openResults++ // a result recorded (politecrawl_commit_results)
+			c.commits.Recorded(1) // a result recorded (politecrawl_commit_results)
 			return c.record(tx, r)
 		}
 		if !r.sent.IsZero() {

@@ -209,9 +209,9 @@ func (c *Crawler) InFlight(ctx context.Context, match func(host string) bool) (i
 				n++
 			}
 		}
-		uncommitted := c.events
-		if c.committing != nil {
-			uncommitted = append(uncommitted[:len(uncommitted):len(uncommitted)], c.committing.events...)
+		uncommitted := c.commits.Noted()
+		if j := c.commits.Committing(); j != nil {
+			uncommitted = append(uncommitted[:len(uncommitted):len(uncommitted)], j.Events...)
 		}
 		for _, e := range uncommitted {
 			if match(urlnorm.Authority(e.URL)) {

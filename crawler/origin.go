@@ -197,8 +197,8 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 	if len(doomed) > 0 {
 		// Until this batch commits, the committed queue still holds them.
 		var gen uint64
-		if c.commits != nil {
-			gen = c.gen + 1
+		if c.commits.Running() {
+			gen = c.commits.Gen() + 1
 		}
 		c.sched.Dropped(host, len(doomed), gen, c.cfg.Now())
 	}

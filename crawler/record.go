@@ -21,7 +21,7 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		return err
 	}
 	if r.archived != nil {
-		c.batchArchive = true
+		c.commits.SyncFirst()
 	}
 	now := c.cfg.Now()
 	host := r.task.host

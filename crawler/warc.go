@@ -123,26 +123,6 @@ func (c *Crawler) pageMetadata(r *result) []archive.Field {
 	return f
 }
 
-// syncArchive makes the records of a batch durable before the
-// transaction that records its results commits; a failed write stops
-// the crawl, like a failed commit.
-func (c *Crawler) syncArchive(batch []result) error {
-	if c.cfg.Archive == nil {
-		return nil
-	}
-	written := false
-	for _, r := range batch {
-		if r.archiveErr != nil {
-			return fmt.Errorf("archive %s: %w", r.task.url, r.archiveErr)
-		}
-		written = written || r.archived != nil
-	}
-	if !written {
-		return nil
-	}
-	return c.cfg.Archive.Sync()
-}
-
 // rememberArchived persists the capture a result added to the digest
 // index, in the transaction that records the result (record calls it).
 func (c *Crawler) rememberArchived(tx *storage.Tx, r result) error {
