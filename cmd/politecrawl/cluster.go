@@ -152,10 +152,17 @@ func (c *Config) joinCluster(ctx context.Context, cc *crawler.Config, log *slog.
 	return &clusterNode{srv: srv, node: node, wait: c.Cluster.LeaseTTL + 5*time.Second}, nil
 }
 
-// run takes part in the crawl; when the whole crawl is drained it calls
-// drained (which stops the engine).
-func (n *clusterNode) run(ctx context.Context, c *crawler.Crawler, db *storage.DB, drained func(), log *slog.Logger) {
-	n.node.Attach(c, db)
+// attach gives the node the engine it feeds and the state file it reads
+// outcomes from.
+func (n *clusterNode) attach(c *crawler.Crawler, db *storage.DB) {
+	if n != nil {
+		n.node.Attach(c, db)
+	}
+}
+
+// run takes part in the crawl (after attach); when the whole crawl is
+// drained it calls drained (which stops the engine).
+func (n *clusterNode) run(ctx context.Context, drained func(), log *slog.Logger) {
 	go func() {
 		if err := n.node.Run(ctx); err == nil {
 			drained()

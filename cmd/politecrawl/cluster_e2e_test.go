@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -447,5 +448,36 @@ func TestClusterEmbedded(t *testing.T) {
 	p.wait(t, 60*time.Second)
 	if n := w.Host(names[2]).Count("/extra"); n != 1 {
 		t.Errorf("the seeded URL was fetched %d times by the next run, want 1", n)
+	}
+}
+
+// TestClusterNodeStartFails: a node whose start fails after it joined the
+// cluster (here its http.listen address is taken, as when two nodes on one
+// machine share a config) says why and exits 1, having left the cluster;
+// it used to panic (exit 2) without the reason.
+func TestClusterNodeStartFails(t *testing.T) {
+	w, names := clusterWeb(2, 2, 0)
+	defer w.Close()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", natstest.FreePorts(t, 1)[0])
+	cfg := nodeConfig(t, t.TempDir(), w, names, "", "startfails", "first", nodeSpec{workers: 1, delay: 30 * time.Millisecond, seedAll: true, embed: addr})
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "http:\n  listen: %q\n", busy.Addr().String())
+	f.Close()
+	_, stderr, code := cli(t, "run", "-c", cfg)
+	if code != 1 || !strings.Contains(stderr, "address already in use") || strings.Contains(stderr, "panic") {
+		t.Errorf("run with its http.listen address taken: exit %d, want 1 with the reason\n%s", code, stderr)
+	}
+	for _, n := range names {
+		if k := len(w.Host(n).Log()); k != 0 {
+			t.Errorf("%s: %d requests from a node that failed to start", n, k)
+		}
 	}
 }

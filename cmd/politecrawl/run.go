@@ -180,6 +180,9 @@ func (d *daemon) run() error {
 	if err != nil {
 		return err
 	}
+	// From here node.close reads the outcomes to hand over from db,
+	// whatever fails next.
+	node.attach(c, db)
 	api := newAPI(c, db, reg)
 	stopSocket, err := serveSocket(cfg.State, api, d.log)
 	if err != nil {
@@ -203,7 +206,7 @@ func (d *daemon) run() error {
 	go func() { done <- c.Run(crawlCtx) }()
 	if node != nil {
 		// The whole crawl's end, not this node's frontier, stops a node.
-		node.run(ctx, c, db, drained, d.log)
+		node.run(ctx, drained, d.log)
 	}
 	if progress != nil {
 		stopProgress := progress.run(c)

@@ -763,10 +763,12 @@ func (n *Node) WaitOthers(ctx context.Context) {
 
 // Close hands this node's shards over (their hosts' timing written, their
 // leases deleted) and disconnects. Stop the engine first: its last
-// outcomes are then handed over too, within ctx.
+// outcomes are then handed over too, within ctx. A node never attached to
+// an engine (its start failed) has none to hand over: they are in its
+// state file, for its next start.
 func (n *Node) Close(ctx context.Context) {
 	deadline := n.now().Add(5 * time.Second)
-	for n.now().Before(deadline) && ctx.Err() == nil {
+	for n.db != nil && n.now().Before(deadline) && ctx.Err() == nil {
 		n.mu.Lock()
 		idle := len(n.jobs) == 0 && !n.busy
 		jobs := n.jobs
