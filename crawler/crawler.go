@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -32,6 +33,8 @@ type Crawler struct {
 	robots   *robotscache.Cache // every origin's robots.txt lifecycle
 
 	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
+	withdrawn    atomic.Int64      // tasks CancelHosts took back, still in tasks until a worker skips them
+	skipped      chan struct{}     // from workers: a task taken back was skipped (room to dispatch)
 	tasks        chan task         // to the workers (see aheadOf); nil outside Run
 	results      chan result       // from the workers, and from CancelHosts (see withdraw); nil outside Run
 	received     []result          // results back from workers, waiting to be recorded
@@ -125,6 +128,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		flying:  map[string]uint64{},
 		fenced:  map[string]bool{},
 		control: make(chan call),
+		skipped: make(chan struct{}, 1),
 		stopped: make(chan struct{}),
 	}
 	// The WARC records of a batch's results are on disk before any
@@ -396,6 +400,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			if err := c.receive(r); err != nil {
 				return err
 			}
+		case <-c.skipped:
 		case n := <-c.sentNotes:
 			if c.flying[n.host] == n.claim {
 				c.sched.Sent(n.host, n.at, c.cfg.Now())

@@ -373,9 +373,11 @@ func (c *Crawler) CancelHosts(match func(host string) bool) int {
 // requests, a task could otherwise wait up to a request timeout before a
 // worker found it cut (a shard handover waits for it). The worker that
 // comes to it later skips it (see cancellable's begin). The caller holds
-// c.running.mu.
+// c.running.mu. Until a worker skips it, the task still takes room in the
+// tasks channel: it counts in c.withdrawn, which dispatch adds to inflight.
 func (c *Crawler) withdraw(host string, hc *hostCancel) {
 	hc.withdrawn = true
+	c.withdrawn.Add(1)
 	delete(c.running.cancels, host)
 	r := result{task: hc.task, interrupted: true}
 	// The results channel has room for a result of every task in flight

@@ -222,9 +222,6 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
 	}
 }
 
-// TestCancelHosts: a request under way to a host whose shard went to
-// another node is cut short at once; its URL stays queued (not failed, no
-// backoff), to be fetched by whoever holds it next.
 // addSlowHost adds a host whose /page takes 3 s to answer.
 func addSlowHost(w *crawltest.Web) *crawltest.Host {
 	return w.AddHost("slow", map[string]*crawltest.Page{
@@ -249,6 +246,9 @@ func (f *fakeNode) stopServing(host string) {
 	f.serves[host] = false
 }
 
+// TestCancelHosts: a request under way to a host whose shard went to
+// another node is cut short at once; its URL stays queued (not failed, no
+// backoff), to be fetched by whoever holds it next.
 func TestCancelHosts(t *testing.T) {
 	w := crawltest.NewWeb()
 	defer w.Close()
@@ -289,67 +289,101 @@ func TestCancelHosts(t *testing.T) {
 	}
 }
 
-// TestCancelHostsWithdrawsAWaitingTask: with its only worker on a slow
+// TestCancelHostsWithdrawsAWaitingTask: with every worker on a slow
 // request, a task dispatched to another host waits for a worker. Cutting
 // that host (its shard went to another node) frees it at once, not when
-// the slow request ends, and its request is never made.
+// the slow request ends, and its request is never made. So too when the
+// task waits at the worker gate after workers were lowered live, and
+// when the host is cut again and again (each time dispatched anew): tasks
+// taken back still sit in the tasks channel until a worker skips them, and
+// must not pile up there (the coordinator would block on a full channel).
 func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
-	w := crawltest.NewWeb()
-	defer w.Close()
-	slow := addSlowHost(w)
-	other := w.AddHost("other", map[string]*crawltest.Page{
-		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
-		"/":           {Body: "<html>other</html>"},
-	})
-	node := newFakeNode(slow.Authority(), other.Authority())
-	node.holds[slow.URL("/page")], node.holds[other.URL("/")] = true, true
-	cfg := testConfig()
-	cfg.Workers = 1 // and one task may wait for it (aheadOf)
-	c, db := nodeCrawl(t, node, cfg, slow.Authority(), other.Authority())
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	seedNode(t, ctx, c, slow.URL("/page"))
-	waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
-	seedNode(t, ctx, c, other.URL("/"))
-	isOther := func(h string) bool { return h == other.Authority() }
-	waitFor(t, ctx, "other's robots.txt task waiting for the worker", func() bool {
-		n, _ := c.InFlight(ctx, isOther)
-		return n == 1
-	})
-	node.stopServing(other.Authority())
-	start := time.Now()
-	if n := c.CancelHosts(isOther); n != 1 {
-		t.Fatalf("CancelHosts cut %d tasks, want 1", n)
-	}
-	waitFor(t, ctx, "other's task to come back", func() bool {
-		n, _ := c.InFlight(ctx, isOther)
-		return n == 0
-	})
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("the waiting task came back after %v, want at once (the slow request takes 3 s)", d)
-	}
-	if n, _ := c.InFlight(ctx, func(h string) bool { return h == slow.Authority() }); n != 1 {
-		t.Errorf("slow's request in flight: %d, want 1 (still under way)", n)
-	}
-	waitFor(t, ctx, "the slow page recorded", func() bool {
-		r := records(t, db)[slow.URL("/page")]
-		return r != nil && r.State == storage.Fetched
-	})
-	// The worker then came to the task taken back; had it run it, its
-	// second result would count as a request ended that never started.
-	time.Sleep(100 * time.Millisecond)
-	var inflight int
-	if err := c.do(ctx, func() { inflight = c.inflight }); err != nil || inflight != 0 {
-		t.Errorf("tasks in flight at the end: %d (%v), want 0", inflight, err)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if n := other.Count("/robots.txt") + other.Count("/"); n != 0 {
-		t.Errorf("%d requests to the cut host, want 0 (the worker must skip a task taken back)", n)
+	for _, tc := range []struct {
+		name    string
+		workers int // at start; then lowered to 1
+		cuts    int // times the waiting host is cut while it is still served
+	}{
+		{"one worker", 1, 0},
+		{"workers lowered live", 2, 0},
+		{"cut again and again", 1, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := crawltest.NewWeb()
+			defer w.Close()
+			slow := addSlowHost(w)
+			other := w.AddHost("other", map[string]*crawltest.Page{
+				"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+				"/":           {Body: "<html>other</html>"},
+			})
+			node := newFakeNode(slow.Authority(), other.Authority())
+			node.holds[slow.URL("/page")], node.holds[other.URL("/")] = true, true
+			cfg := testConfig()
+			cfg.Workers = tc.workers
+			c, db := nodeCrawl(t, node, cfg, slow.Authority(), other.Authority())
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- c.Run(ctx) }()
+			if tc.workers > 1 {
+				// The second worker goroutine stays, and waits at the
+				// gate with the next task.
+				if _, err := c.Reconfigure(ctx, Live{Workers: 1, DefaultDelay: nodeDelay, MaxDelay: cfg.MaxDelay, Scope: c.cfg.Scope}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seedNode(t, ctx, c, slow.URL("/page"))
+			waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
+			seedNode(t, ctx, c, other.URL("/"))
+			isOther := func(h string) bool { return h == other.Authority() }
+			otherWaits := func() bool {
+				n, _ := c.InFlight(ctx, isOther)
+				return n == 1
+			}
+			room := 1 + aheadOf(1)
+			waitFor(t, ctx, "other's robots.txt task waiting for the worker", otherWaits)
+			for i := range tc.cuts {
+				// Cut whatever was dispatched to it since.
+				c.CancelHosts(isOther)
+				time.Sleep(10 * time.Millisecond)
+				if n := len(c.tasks); n > room {
+					t.Fatalf("after %d cuts: %d tasks in the channel, want at most %d (workers and those waiting for one)", i+1, n, room)
+				}
+			}
+			node.stopServing(other.Authority())
+			start := time.Now()
+			if n := c.CancelHosts(isOther); n != 1 && tc.cuts == 0 {
+				t.Fatalf("CancelHosts cut %d tasks, want 1", n)
+			}
+			waitFor(t, ctx, "other's task to come back", func() bool {
+				n, _ := c.InFlight(ctx, isOther)
+				return n == 0
+			})
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("the waiting task came back after %v, want at once (the slow request takes 3 s)", d)
+			}
+			if n, _ := c.InFlight(ctx, func(h string) bool { return h == slow.Authority() }); n != 1 {
+				t.Errorf("slow's request in flight: %d, want 1 (still under way)", n)
+			}
+			waitFor(t, ctx, "the slow page recorded", func() bool {
+				r := records(t, db)[slow.URL("/page")]
+				return r != nil && r.State == storage.Fetched
+			})
+			// The worker then came to the tasks taken back; had it run
+			// one, its second result would count as a request ended that
+			// never started.
+			time.Sleep(100 * time.Millisecond)
+			var inflight int
+			if err := c.do(ctx, func() { inflight = c.inflight }); err != nil || inflight != 0 || c.withdrawn.Load() != 0 {
+				t.Errorf("tasks in flight at the end: %d (%v), %d taken back not skipped; want 0, 0", inflight, err, c.withdrawn.Load())
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if n := other.Count("/robots.txt") + other.Count("/"); n != 0 {
+				t.Errorf("%d requests to the cut host, want 0 (the worker must skip a task taken back)", n)
+			}
+		})
 	}
 }
 

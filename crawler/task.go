@@ -94,10 +94,23 @@ type result struct {
 // a task arrives only when its host's slot is open.
 func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
+		// The task is the worker's only once past the gate: until then
+		// (workers lowered live leave goroutines waiting there) CancelHosts
+		// may still take it back.
+		entered := c.gate.enter()
 		if t.begin != nil && !t.begin() {
-			continue // taken back: its result was handed in for it
+			// Taken back: its result was handed in for it.
+			if entered {
+				c.gate.leave()
+			}
+			c.withdrawn.Add(-1)
+			select {
+			case c.skipped <- struct{}{}: // dispatch may have room again
+			default:
+			}
+			continue
 		}
-		if !c.gate.enter() {
+		if !entered {
 			// It waited for a worker past the stop: no new requests.
 			if t.stop != nil {
 				t.stop()
