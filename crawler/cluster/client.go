@@ -33,11 +33,11 @@ func DialClient(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, nc: nc, js: js}
-	if c.records, _, _, err = crawlBuckets(ctx, js, cfg.Name, 1); err != nil {
+	if c.records, _, _, err = crawlBuckets(ctx, js, cfg.Name, 1, true); err != nil {
 		nc.Close()
 		return nil, err
 	}
-	if c.hand, err = NewHandoff(ctx, js, cfg.Name, cfg.Shards, HandoffOptions{}); err != nil {
+	if c.hand, err = NewHandoff(ctx, js, cfg.Name, cfg.Shards, HandoffOptions{Client: true}); err != nil {
 		nc.Close()
 		return nil, err
 	}

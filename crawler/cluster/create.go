@@ -56,14 +56,49 @@ func final(err error) bool {
 	return false
 }
 
+// openMode is what openStream and openKeyValue do with a stream or bucket
+// that exists with other settings than asked for.
+type openMode int
+
+const (
+	// updating (a node's) changes them to what the node asks for.
+	updating openMode = iota
+	// keeping (a client's, which asks with default settings) leaves them,
+	// but refuses a different description (ErrMismatch): for the handoff
+	// stream, that is a different shard count, and URLs published with
+	// it would go to the wrong shards.
+	keeping
+)
+
+func modeFor(client bool) openMode {
+	if client {
+		return keeping
+	}
+	return updating
+}
+
+// differs applies mode to an existing stream or bucket whose settings
+// differ from those asked for: whether to update it, or the error that
+// refuses it.
+func (m openMode) differs(kind, name, gotDesc, wantDesc string) (bool, error) {
+	if m == updating {
+		return true, nil
+	}
+	if gotDesc != wantDesc {
+		return false, fmt.Errorf("%s %s is %q, this config makes it %q: %w", kind, name, gotDesc, wantDesc, ErrMismatch)
+	}
+	return false, nil
+}
+
 // openStream opens the stream cfg names, creating it when missing, and
-// updates it only when it differs from cfg in what this node sets. Every
+// updates it (mode allowing) only when it differs from cfg in what this
+// node sets. Every
 // node does this at start, so opening comes first: an update of a stream
 // that did not change is not free on the server (nats-server 2.15.2 races
 // a stream's config update against another node's consumer create, seen
 // under -race), and a create that loses to another node's opens that
 // node's stream.
-func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+func openStream(ctx context.Context, js jetstream.JetStream, mode openMode, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
 	return createRetrying(ctx, func() (jetstream.Stream, error) {
 		s, err := js.Stream(ctx, cfg.Name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -76,6 +111,9 @@ func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Strea
 		}
 		if got := s.CachedInfo().Config; got.Description != cfg.Description || !slices.Equal(got.Subjects, cfg.Subjects) ||
 			got.Replicas != cfg.Replicas || got.Retention != cfg.Retention || got.Storage != cfg.Storage {
+			if up, err := mode.differs("stream", cfg.Name, got.Description, cfg.Description); !up {
+				return s, err
+			}
 			if s, err = js.UpdateStream(ctx, cfg); err != nil {
 				return nil, fmt.Errorf("update stream %s: %w", cfg.Name, err)
 			}
@@ -85,7 +123,7 @@ func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Strea
 }
 
 // openKeyValue is openStream for a key-value bucket.
-func openKeyValue(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+func openKeyValue(ctx context.Context, js jetstream.JetStream, mode openMode, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	return createRetrying(ctx, func() (jetstream.KeyValue, error) {
 		kv, err := js.KeyValue(ctx, cfg.Bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
@@ -101,6 +139,9 @@ func openKeyValue(ctx context.Context, js jetstream.JetStream, cfg jetstream.Key
 			return nil, fmt.Errorf("bucket %s status: %w", cfg.Bucket, err)
 		}
 		if got := st.Config(); got.Description != cfg.Description || got.Replicas != cfg.Replicas || got.Storage != cfg.Storage {
+			if up, err := mode.differs("bucket", cfg.Bucket, got.Description, cfg.Description); !up {
+				return kv, err
+			}
 			if kv, err = js.UpdateKeyValue(ctx, cfg); err != nil {
 				return nil, fmt.Errorf("update bucket %s: %w", cfg.Bucket, err)
 			}

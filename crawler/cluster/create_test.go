@@ -106,10 +106,10 @@ func TestOpenStreamAndBucket(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			if _, err := openStream(ctx, js, stream); err != nil {
+			if _, err := openStream(ctx, js, updating, stream); err != nil {
 				t.Errorf("open stream: %v", err)
 			}
-			if _, err := openKeyValue(ctx, js, bucket); err != nil {
+			if _, err := openKeyValue(ctx, js, updating, bucket); err != nil {
 				t.Errorf("open bucket: %v", err)
 			}
 		})
@@ -119,10 +119,10 @@ func TestOpenStreamAndBucket(t *testing.T) {
 		t.Errorf("three nodes starting together sent %d update requests, want 0", n)
 	}
 	for range 2 {
-		if _, err := openStream(ctx, js, stream); err != nil {
+		if _, err := openStream(ctx, js, updating, stream); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := openKeyValue(ctx, js, bucket); err != nil {
+		if _, err := openKeyValue(ctx, js, updating, bucket); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,11 +130,11 @@ func TestOpenStreamAndBucket(t *testing.T) {
 		t.Errorf("reopening with the same settings sent %d update requests, want 0", n)
 	}
 	stream.Description, bucket.Description = "d2", "d2"
-	s, err := openStream(ctx, js, stream)
+	s, err := openStream(ctx, js, updating, stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := openKeyValue(ctx, js, bucket)
+	kv, err := openKeyValue(ctx, js, updating, bucket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,5 +156,49 @@ func TestOpenStreamAndBucket(t *testing.T) {
 	slices.Sort(all)
 	if want := []string{"KV_B", "S"}; !slices.Equal(all, want) {
 		t.Errorf("streams on the server: %q, want %q", all, want)
+	}
+}
+
+// TestClientKeepsTheCrawlsSettings: status, seed and export open the
+// crawl's buckets and handoff stream as a client. On a crawl whose nodes
+// keep 3 replicas, a client must not scale them down to its default of 1
+// (the next node start scaled them back: they flipped with every status);
+// and a client configured with another shard count is refused rather than
+// rewriting the stream (its seeds would go to the wrong shards).
+func TestClientKeepsTheCrawlsSettings(t *testing.T) {
+	urls := MustEmbeddedCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, js := MustJetStream(t, urls[0])
+	if _, _, _, err := crawlBuckets(ctx, js, "c", 3, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewHandoff(ctx, js, "c", 8, HandoffOptions{Replicas: 3}); err != nil {
+		t.Fatal(err)
+	}
+	records, _, _, err := crawlBuckets(ctx, js, "c", 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewHandoff(ctx, js, "c", 8, HandoffOptions{Client: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := records.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := h.stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Config().Replicas != 3 || info.Config.Replicas != 3 {
+		t.Errorf("after a client's open: records bucket %d replicas, handoff stream %d; want 3 and 3", st.Config().Replicas, info.Config.Replicas)
+	}
+	if _, err := NewHandoff(ctx, js, "c", 16, HandoffOptions{Client: true}); !errors.Is(err, ErrMismatch) {
+		t.Errorf("a client with shards=16 on a crawl of 8: %v, want ErrMismatch", err)
+	}
+	if info, err := h.stream.Info(ctx); err != nil || info.Config.Description != bucketDescription(8) {
+		t.Errorf("handoff stream after the refused client: %q (%v), want %q", info.Config.Description, err, bucketDescription(8))
 	}
 }

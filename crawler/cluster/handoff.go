@@ -19,8 +19,14 @@ type HandoffOptions struct {
 	AckWait time.Duration
 	// Batch is the most URLs handed to one commit (default 256).
 	Batch int
-	// Replicas of the stream if this node creates it (default 1).
+	// Replicas of the stream (default 1): set when this node creates it,
+	// and changed to this when it exists with other settings.
 	Replicas int
+	// Client opens the stream for a client (status, seed, export): it is
+	// created if missing, but an existing one is left as the nodes set it
+	// (its replicas above all), and one set up for another shard count
+	// is refused (ErrMismatch) rather than rewritten.
+	Client bool
 }
 
 // Handoff moves URLs durably to the shard that owns their host: any node
@@ -57,7 +63,7 @@ func NewHandoff(ctx context.Context, js jetstream.JetStream, crawl string, shard
 	if h.batch <= 0 {
 		h.batch = 256
 	}
-	stream, err := openStream(ctx, js, jetstream.StreamConfig{
+	stream, err := openStream(ctx, js, modeFor(opts.Client), jetstream.StreamConfig{
 		Name:        HandoffStream(crawl),
 		Description: bucketDescription(shards),
 		Subjects:    []string{fmt.Sprintf("politecrawl.%s.shard.*", crawl)},

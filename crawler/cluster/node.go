@@ -147,7 +147,7 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 	if n.hand, err = NewHandoff(ctx, js, cfg.Name, cfg.Shards, HandoffOptions{Replicas: opts.Replicas}); err != nil {
 		return fail(err)
 	}
-	if n.records, n.hosts, n.robots, err = crawlBuckets(ctx, js, cfg.Name, opts.Replicas); err != nil {
+	if n.records, n.hosts, n.robots, err = crawlBuckets(ctx, js, cfg.Name, opts.Replicas, false); err != nil {
 		return fail(err)
 	}
 	return n, nil

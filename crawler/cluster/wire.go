@@ -130,10 +130,10 @@ func timingOf(host string, r storage.HostRecord) hostTiming {
 }
 
 // crawlBuckets opens (creating if missing) the records, hosts and robots
-// buckets.
-func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int) (records, hosts, robots jetstream.KeyValue, err error) {
+// buckets; a client's open leaves existing ones as the nodes set them.
+func crawlBuckets(ctx context.Context, js jetstream.JetStream, crawl string, replicas int, client bool) (records, hosts, robots jetstream.KeyValue, err error) {
 	open := func(name, desc string) (jetstream.KeyValue, error) {
-		kv, err := openKeyValue(ctx, js, jetstream.KeyValueConfig{
+		kv, err := openKeyValue(ctx, js, modeFor(client), jetstream.KeyValueConfig{
 			Bucket: name, Description: desc, Storage: jetstream.FileStorage, Replicas: max(replicas, 1),
 		})
 		if err != nil {
