@@ -28,7 +28,7 @@ func DialClient(ctx context.Context, cfg Config) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	nc, js, err := connect(ctx, cfg)
+	nc, js, err := connect(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}

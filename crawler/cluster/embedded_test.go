@@ -1,11 +1,18 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/cluster/natstest"
 )
 
 func TestEmbeddedKeepsDataAcrossRestart(t *testing.T) {
@@ -54,5 +61,62 @@ func TestStartEmbeddedErrors(t *testing.T) {
 			srv.Close()
 			t.Errorf("StartEmbedded(%+v) succeeded", o)
 		}
+	}
+}
+
+// TestNodeSaysWhenNATSIsLost: a node's log says once when its NATS server
+// goes away and once when it is back (before, only failing heartbeats
+// showed it, every 0.75 s).
+func TestNodeSaysWhenNATSIsLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := Options{Listen: fmt.Sprintf("127.0.0.1:%d", natstest.FreePorts(t, 1)[0]), StoreDir: t.TempDir()}
+	srv, err := StartEmbedded(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	said := func(s string) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return strings.Count(logs.String(), s) == 1
+		}
+	}
+	n, err := DialNode(ctx, Config{NATS: srv.ClientURL(), Name: "lost", Node: "a", Shards: 4, LeaseTTL: testTTL}, NodeOptions{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.nc.Close()
+	srv.Close()
+	waitUntil(t, ctx, "the loss said", said("lost the NATS server"))
+	if srv, err = StartEmbedded(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	waitUntil(t, ctx, "the return said", said("NATS server back"))
+	if !said("lost the NATS server")() {
+		t.Errorf("the loss said more than once:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// waitUntil polls cond every 10 ms until it holds or ctx ends.
+func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		if ctx.Err() != nil {
+			t.Fatalf("%s: not within the test's time", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -133,7 +133,7 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 	n := &Node{cfg: cfg, opts: opts, log: opts.Logger.With("node", cfg.Node), now: opts.Now,
 		shards: map[int]*shardRun{}, held: map[string]heldMsg{}, pending: map[string][]frontier.Candidate{},
 		wake: make(chan struct{}, 1), evWake: make(chan struct{}, 1)}
-	nc, js, err := connect(ctx, cfg)
+	nc, js, err := connect(ctx, cfg, n.log)
 	if err != nil {
 		return nil, err
 	}
@@ -154,9 +154,21 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 }
 
 // connect opens a NATS connection that keeps trying to reconnect.
-func connect(ctx context.Context, cfg Config) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := nats.Connect(cfg.URLs(), nats.Name("politecrawl "+cfg.Node), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
+func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jetstream.JetStream, error) {
+	opts := []nats.Option{nats.Name("politecrawl " + cfg.Node), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond), nats.Timeout(5 * time.Second)}
+	if log != nil {
+		// Said once each way: without them, a lost server showed only as
+		// failing heartbeats, every 0.75 s, until the leases expired.
+		opts = append(opts,
+			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+				log.Warn("cluster: lost the NATS server; trying again every 250ms (this node stops fetching its shards before their leases can pass to another)", "err", err)
+			}),
+			nats.ReconnectHandler(func(nc *nats.Conn) {
+				log.Info("cluster: NATS server back", "server", nc.ConnectedUrlRedacted())
+			}))
+	}
+	nc, err := nats.Connect(cfg.URLs(), opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster: connect to %s: %w", cfg.URLs(), err)
 	}
