@@ -276,11 +276,16 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 		c.applyDelays(host, n.Rules(), now)
 		imported = append(imported, origin)
 	}
-	if len(imported) == 0 || !c.cfg.Sitemaps {
+	if len(imported) == 0 {
 		return nil
 	}
+	// Written to the state file too, as a fetched one is: status reads
+	// them there, and a restart starts from them.
 	return c.updateAlone(func(tx *storage.Tx) error {
 		for _, origin := range imported {
+			if err := tx.PutRobots(origin, recs[origin]); err != nil {
+				return err
+			}
 			if err := c.declareSitemaps(tx, origin, c.robots.Lookup(origin).Rules()); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -196,6 +197,19 @@ func TestNodeHooks(t *testing.T) {
 	}
 	if n := b.Count("/robots.txt"); n != 1 {
 		t.Errorf("b's robots.txt fetched %d times, want 1 (the import replaces it)", n)
+	}
+	// An imported file shows in status as a fetched one does (it said
+	// "unknown", or nothing, for a host this node never asked).
+	if err := c.ImportRobots(ctx, map[string]*storage.RobotsRecord{"http://imported.test": imported}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(st.PerHost, func(h HostStatus) bool { return h.Host == "imported.test" })
+	if i < 0 || st.PerHost[i].Robots != "parsed (200)" {
+		t.Errorf("status of a host whose robots.txt was imported: %+v, want robots parsed (200)", st.PerHost)
 	}
 
 	select {

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 // Client reads and seeds a clustered crawl from outside its nodes (the
@@ -49,8 +50,9 @@ func (c *Client) Close() { c.nc.Close() }
 
 // Summary is the whole crawl as any node sees it.
 type Summary struct {
-	// Counts of decided URLs by state, and Undecided: URLs waiting in the
-	// crawl's shards (queued or in flight on some node).
+	// Counts of decided URLs by state (every state, 0 included), and
+	// Undecided: URLs waiting in the crawl's shards (queued or in flight
+	// on some node).
 	Counts    map[string]int `json:"counts"`
 	Undecided uint64         `json:"undecided"`
 	// Owners maps each leased shard to its node; Nodes lists the live
@@ -63,6 +65,11 @@ type Summary struct {
 // Summary reads the crawl's counts and shard owners.
 func (c *Client) Summary(ctx context.Context) (*Summary, error) {
 	s := &Summary{Counts: map[string]int{}, Owners: map[int]string{}, Nodes: map[string][]int{}, Shards: c.cfg.Shards}
+	for _, st := range storage.States {
+		if st != storage.Queued {
+			s.Counts[string(st)] = 0 // every decided state, as standalone status shows them
+		}
+	}
 	err := c.Records(ctx, func(b json.RawMessage) error {
 		var r struct {
 			State string `json:"state"`

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,10 @@ func TestClientSeedAndSummary(t *testing.T) {
 	}
 	if s.Undecided != 2 || len(s.Owners) != 0 || s.Shards != 8 {
 		t.Errorf("summary %+v, want 2 undecided (one URL given twice), no owners, 8 shards", s)
+	}
+	want := map[string]int{"fetched": 0, "disallowed": 0, "failed": 0, "skipped": 0}
+	if !maps.Equal(s.Counts, want) {
+		t.Errorf("counts %v, want %v (every decided state, as standalone status)", s.Counts, want)
 	}
 }
 
