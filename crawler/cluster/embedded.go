@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -72,14 +73,20 @@ func StartEmbedded(ctx context.Context, o Options) (*EmbeddedServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats server: %w", err)
 	}
+	starting := new(atomic.Bool)
+	starting.Store(true)
 	if o.Logger != nil {
-		srv.SetLoggerV2(serverLog{o.Logger.With("component", "nats-server")}, false, false, false)
+		srv.SetLoggerV2(serverLog{o.Logger.With("component", "nats-server"), starting}, false, false, false)
 	}
 	srv.Start()
 	e := &EmbeddedServer{srv: srv}
 	if err := e.waitReady(ctx); err != nil {
 		e.Close()
 		return nil, err
+	}
+	starting.Store(false)
+	if o.Logger != nil {
+		o.Logger.Info("embedded NATS server ready", "url", e.ClientURL(), "store", o.StoreDir)
 	}
 	return e, nil
 }

@@ -120,3 +120,40 @@ func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestEmbeddedStartsQuietly: at the default log level an embedded
+// server's start is one line (it was some 25 of the server's banner and
+// settings); the server's own lines are there at debug level.
+func TestEmbeddedStartsQuietly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return logs.Write(p)
+		}), &slog.HandlerOptions{Level: level}))
+		srv, err := StartEmbedded(ctx, Options{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+		mu.Lock()
+		out := logs.String()
+		mu.Unlock()
+		i := strings.Index(out, "embedded NATS server ready")
+		if i < 0 {
+			t.Fatalf("no line says the server is ready:\n%s", out)
+		}
+		start := out[:i+1]
+		lines := strings.Count(start, "\n") + 1
+		if level == slog.LevelInfo && lines != 1 {
+			t.Errorf("at info level, the start took %d lines, want 1:\n%s", lines, start)
+		}
+		if level == slog.LevelDebug && !strings.Contains(start, "Starting nats-server") {
+			t.Errorf("at debug level, the server's own start lines are missing:\n%s", start)
+		}
+	}
+}
