@@ -157,3 +157,41 @@ func TestEmbeddedStartsQuietly(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeWaitsForItsServer: a node started before its NATS server (as
+// when nodes start together with the one embedding it) waits for the
+// server rather than failing at once; a client (status, seed) does not
+// wait, and neither does a node once its start's context ends.
+func TestNodeWaitsForItsServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := Options{Listen: fmt.Sprintf("127.0.0.1:%d", natstest.FreePorts(t, 1)[0]), StoreDir: t.TempDir()}
+	cfg := Config{NATS: "nats://" + opts.Listen, Name: "late", Node: "a", Shards: 4, LeaseTTL: testTTL}
+	if _, err := DialClient(ctx, cfg); err == nil {
+		t.Fatal("a client connected to no server")
+	}
+	short, cancelShort := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err := DialNode(short, cfg, NodeOptions{Logger: slog.New(slog.DiscardHandler)})
+	cancelShort()
+	if err == nil || !strings.Contains(err.Error(), "no NATS server answered") {
+		t.Fatalf("a node with no server by the end of its start: %v, want no NATS server answered", err)
+	}
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		srv, err := StartEmbedded(ctx, opts)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		t.Cleanup(srv.Close)
+	}()
+	start := time.Now()
+	n, err := DialNode(ctx, cfg, NodeOptions{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("a node whose server came 0.5 s after it: %v", err)
+	}
+	defer n.nc.Close()
+	if d := time.Since(start); d < 400*time.Millisecond {
+		t.Errorf("connected after %v, before the server started", d)
+	}
+}

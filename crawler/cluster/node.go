@@ -158,6 +158,10 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jet
 	opts := []nats.Option{nats.Name("politecrawl " + cfg.Node), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond), nats.Timeout(5 * time.Second)}
 	if log != nil {
+		// A node (not a client: status, seed, export answer at once) may
+		// start before its server, say the node embedding it: it waits
+		// for the server until ctx ends, trying every 250 ms.
+		opts = append(opts, nats.RetryOnFailedConnect(true))
 		// Said once each way: without them, a lost server showed only as
 		// failing heartbeats, every 0.75 s, until the leases expired.
 		opts = append(opts,
@@ -177,8 +181,15 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jet
 		nc.Close()
 		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
+	if !nc.IsConnected() && log != nil {
+		log.Warn("cluster: no NATS server answers yet; waiting for it", "servers", cfg.URLs())
+	}
 	if _, err := js.AccountInfo(ctx); err != nil {
+		connected := nc.IsConnected()
 		nc.Close()
+		if !connected {
+			return nil, nil, fmt.Errorf("cluster: no NATS server answered at %s: %w", cfg.URLs(), err)
+		}
 		return nil, nil, fmt.Errorf("cluster: %s has no JetStream: %w", cfg.URLs(), err)
 	}
 	return nc, js, nil
