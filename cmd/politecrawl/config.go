@@ -249,12 +249,26 @@ func resolveState(state, configPath string, fromFile bool) string {
 	return filepath.Join(filepath.Dir(configPath), state)
 }
 
+// invalidKeys matches mapstructure's report of misspelt keys in one
+// section (” is the top level).
+var invalidKeys = regexp.MustCompile(`'([^']*)' has invalid keys: ([^\n]*)`)
+
 // unknownKeys rewrites mapstructure's messages into one line: misspelt
-// keys, and values of the wrong type (naming the key).
+// keys, each with its section (cluster.bogus), and values of the wrong
+// type (naming the key).
 func unknownKeys(err error) error {
 	msg := err.Error()
-	if i := strings.Index(msg, "has invalid keys: "); i >= 0 {
-		return fmt.Errorf("unknown key(s) %s (see config.example.yaml for every key)", strings.TrimSpace(msg[i+len("has invalid keys: "):]))
+	if m := invalidKeys.FindAllStringSubmatch(msg, -1); m != nil {
+		var keys []string
+		for _, sm := range m {
+			for k := range strings.SplitSeq(sm[2], ",") {
+				if k = strings.TrimSpace(k); sm[1] != "" {
+					k = sm[1] + "." + k
+				}
+				keys = append(keys, k)
+			}
+		}
+		return fmt.Errorf("unknown key(s) %s (see config.example.yaml for every key)", strings.Join(keys, ", "))
 	}
 	msg = strings.TrimPrefix(msg, "decoding failed due to the following error(s):")
 	return errors.New(strings.Join(strings.Fields(msg), " "))

@@ -70,6 +70,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"politeness:\n  default_delay: -1s\n", "politeness.default_delay"},
 		{"politeness:\n  default_delay: 10s\n  max_delay: 5s\n", "politeness.max_delay"},
 		{"politness:\n  default_delay: 1s\n", "unknown key(s) politness"},
+		// Misspelt keys in two sections: both named, with their sections, in one line.
+		{"daemon_x: 1\ncluster:\n  name: x\n  bogus: 1\n", "cluster.bogus"},
+		{"daemon_x: 1\ncluster:\n  name: x\n  bogus: 1\n", "daemon_x"},
 		{"scope:\n  max_dept: 3\n", "max_dept"},
 		{"log:\n  format: xml\n", "log.format"},
 		{"network:\n  max_body: 10\n", "network.max_body"},
