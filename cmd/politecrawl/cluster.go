@@ -15,6 +15,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/cluster"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -258,13 +259,29 @@ func clusterSeed(ctx context.Context, cfg *Config, urls []string) ([]crawler.See
 		return nil, err
 	}
 	defer done()
-	out, err := cl.Seed(ctx, urls)
+	// Out of scope is said here, as standalone seed does: the shard's
+	// owner would drop such a URL without a word.
+	scope, err := urlnorm.NewScope(runScope(cfg.crawlerConfig(slog.New(slog.DiscardHandler))))
+	if err != nil {
+		return nil, fmt.Errorf("scope: %w", err)
+	}
+	res := make([]crawler.SeedResult, len(urls))
+	var send []string
+	var at []int
+	for i, u := range urls {
+		res[i].URL = u
+		if n, err := urlnorm.Normalise(u); err == nil && !scope.Contains(n) {
+			res[i].Outcome = "out of scope"
+			continue
+		}
+		send, at = append(send, u), append(at, i)
+	}
+	out, err := cl.Seed(ctx, send)
 	if err != nil {
 		return nil, err
 	}
-	res := make([]crawler.SeedResult, len(urls))
-	for i, u := range urls {
-		res[i] = crawler.SeedResult{URL: u, Outcome: out[i]}
+	for j, i := range at {
+		res[i].Outcome = out[j]
 	}
 	return res, nil
 }

@@ -441,6 +441,11 @@ func TestClusterEmbedded(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "queued "+extra {
 		t.Errorf("seed: exit %d, %q %s", code, out, stderr)
 	}
+	// One out of the crawl's scope is refused here, as standalone seed
+	// does (the shard's owner would drop it without a word).
+	if out, _, code := cli(t, "seed", "-c", first, "http://elsewhere.example/"); code != 1 || strings.TrimSpace(out) != "out of scope http://elsewhere.example/" {
+		t.Errorf("seed out of scope: exit %d, %q; want 1, out of scope", code, out)
+	}
 	if out, _, _ := cli(t, "status", "-c", first, "--json"); !strings.Contains(out, `"undecided": 1`) {
 		t.Errorf("status after seed, want 1 undecided:\n%s", out)
 	}

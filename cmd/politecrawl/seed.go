@@ -57,6 +57,21 @@ next run.`,
 	return cmd
 }
 
+// runScope is the scope a run of cc has: scope.hosts, or else the
+// config's seeds' hosts.
+func runScope(cc crawler.Config) []string {
+	if len(cc.Scope) > 0 {
+		return cc.Scope
+	}
+	var hosts []string
+	for _, s := range cc.Seeds {
+		if n, err := urlnorm.Normalise(s); err == nil {
+			hosts = append(hosts, urlnorm.Authority(n))
+		}
+	}
+	return hosts
+}
+
 func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedResult, error) {
 	db, err := storage.Open(cfg.State, storage.Options{Timeout: 300 * time.Millisecond})
 	if errors.Is(err, storage.ErrLocked) {
@@ -77,14 +92,7 @@ func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedRes
 	}
 	defer db.Close()
 	cc := cfg.crawlerConfig(slog.New(slog.DiscardHandler))
-	if len(cc.Scope) == 0 {
-		// The scope a run of this config has: the config's seeds' hosts.
-		for _, s := range cc.Seeds {
-			if n, err := urlnorm.Normalise(s); err == nil {
-				cc.Scope = append(cc.Scope, urlnorm.Authority(n))
-			}
-		}
-	}
+	cc.Scope = runScope(cc)
 	// Only the URLs given are added now; the config's own seeds are
 	// admitted by the next run, as always.
 	cc.Seeds = nil
