@@ -430,6 +430,16 @@ func TestClusterEmbedded(t *testing.T) {
 	if len(w.Host(names[1]).Log()) == 0 {
 		t.Fatal("nothing crawled")
 	}
+	// The embedding node waits for the other to leave; the shards it
+	// releases hold no work and are not taken any more.
+	for _, p := range []*nodeProc{p1, p2} {
+		log := p.stderr.String()
+		if i := strings.Index(log, "cluster: crawl drained"); i < 0 {
+			t.Errorf("%s: no crawl drained line", p.name)
+		} else if strings.Contains(log[i:], "shard acquired") {
+			t.Errorf("%s took a shard after the crawl drained:\n%s", p.name, log[i:])
+		}
+	}
 	checkCluster(t, w, names, pages, delay, first, 0)
 	out, _, code := cli(t, "status", "-c", first)
 	if code != 0 || !strings.Contains(out, "0 undecided") {

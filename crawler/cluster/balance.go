@@ -39,7 +39,7 @@ func (m *Manager) balance(ctx context.Context) {
 		}
 		return
 	}
-	if len(m.owned) < target && !m.now().Before(m.settled) {
+	if len(m.owned) < target && !m.now().Before(m.settled) && !m.drained.Load() {
 		m.acquireFree(ctx, target)
 	}
 }

@@ -67,6 +67,10 @@ type Manager struct {
 	started atomic.Bool
 	crash   atomic.Bool // tests: exit without releasing, as a killed process would
 	renewed atomic.Int64
+	// drained: the whole crawl is done; shards others release as they
+	// leave are not taken any more (there is no work in them, and the
+	// log said "shard acquired" after "crawl drained").
+	drained atomic.Bool
 
 	// Owned by Run's goroutine.
 	owned         map[int]lease

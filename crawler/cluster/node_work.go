@@ -742,6 +742,7 @@ func (n *Node) waitDrained(ctx context.Context) error {
 		}
 		if streak++; streak >= n.opts.DrainChecks {
 			n.log.Info("cluster: crawl drained")
+			n.mgr.drained.Store(true)
 			return nil
 		}
 	}
