@@ -106,7 +106,7 @@ func (c *Crawler) updateAlone(fn func(tx *storage.Tx) error) error {
 
 // flush records every received result and waits until all is committed.
 func (c *Crawler) flush() error {
-	if len(c.received) > 0 || c.commits.Batch() != nil {
+	if len(c.received) > 0 || c.commits.Batch() != nil || len(c.commits.Noted()) > 0 {
 		if err := c.update(nil); err != nil {
 			return err
 		}

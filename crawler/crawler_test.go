@@ -309,3 +309,36 @@ func TestQueuedURLsDisallowedLaterAreSettledTogether(t *testing.T) {
 	}
 	t.Logf("2,500 queued URLs disallowed after robots.txt arrived, settled in %v", time.Since(start))
 }
+
+// TestSeedRefusedAtStartIsReported: a seed added to the config of a crawl
+// that already knows its host's robots.txt is refused as the crawl starts
+// (recorded disallowed before any batch is open); Observe (the progress
+// display, a cluster node) is told of it like any other outcome. It was
+// recorded but never reported.
+func TestSeedRefusedAtStartIsReported(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddTree("h", 3, "User-agent: *\nDisallow: /private/\n", 0)
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay = 0
+	for run, seeds := range [][]string{{h.URL("/")}, {h.URL("/"), h.URL("/private/x")}} {
+		cfg.Seeds = seeds
+		var got []string
+		cfg.Observe = func(e Event) { got = append(got, e.State+" "+e.URL) }
+		c, err := New(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if want := "disallowed " + h.URL("/private/x"); run == 1 && !slices.Contains(got, want) {
+			t.Errorf("second run reported %q, want %q among them", got, want)
+		}
+	}
+	if r := records(t, db)[h.URL("/private/x")]; r == nil || r.State != storage.Disallowed {
+		t.Errorf("record %+v, want disallowed", r)
+	}
+}

@@ -186,12 +186,26 @@ func TestNodeWaitsForItsServer(t *testing.T) {
 		t.Cleanup(srv.Close)
 	}()
 	start := time.Now()
-	n, err := DialNode(ctx, cfg, NodeOptions{Logger: slog.New(slog.DiscardHandler)})
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	n, err := DialNode(ctx, cfg, NodeOptions{Logger: log})
 	if err != nil {
 		t.Fatalf("a node whose server came 0.5 s after it: %v", err)
 	}
 	defer n.nc.Close()
 	if d := time.Since(start); d < 400*time.Millisecond {
 		t.Errorf("connected after %v, before the server started", d)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, line := range []string{"waiting for it", `msg="cluster: NATS server answers"`} {
+		if c := strings.Count(logs.String(), line); c != 1 {
+			t.Errorf("%q said %d times, want once:\n%s", line, c, logs.String())
+		}
 	}
 }

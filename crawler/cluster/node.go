@@ -155,13 +155,20 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 
 // connect opens a NATS connection that keeps trying to reconnect.
 func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jetstream.JetStream, error) {
+	var waited atomic.Bool // said it waits for the server
 	opts := []nats.Option{nats.Name("politecrawl " + cfg.Node), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond), nats.Timeout(5 * time.Second)}
 	if log != nil {
 		// A node (not a client: status, seed, export answer at once) may
 		// start before its server, say the node embedding it: it waits
-		// for the server until ctx ends, trying every 250 ms.
-		opts = append(opts, nats.RetryOnFailedConnect(true))
+		// for the server until ctx ends (jetstream's own 5 s if ctx has
+		// no deadline), trying every 250 ms.
+		opts = append(opts, nats.RetryOnFailedConnect(true),
+			nats.ConnectHandler(func(nc *nats.Conn) {
+				if waited.Load() {
+					log.Info("cluster: NATS server answers", "server", nc.ConnectedUrlRedacted())
+				}
+			}))
 		// Said once each way: without them, a lost server showed only as
 		// failing heartbeats, every 0.75 s, until the leases expired.
 		opts = append(opts,
@@ -182,6 +189,7 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jet
 		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
 	if !nc.IsConnected() && log != nil {
+		waited.Store(true)
 		log.Warn("cluster: no NATS server answers yet; waiting for it", "servers", cfg.URLs())
 	}
 	if _, err := js.AccountInfo(ctx); err != nil {

@@ -159,8 +159,10 @@ func (p *Pipeline[E]) Open() (*storage.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Events noted with no batch open (their writes committed on their
+	// own, outside the pipeline) stay: they are reported with this one.
 	p.open, p.results, p.openedAt = b, 0, p.opts.Now()
-	p.events, p.sync = nil, false
+	p.sync = false
 	return b, nil
 }
 
@@ -181,7 +183,8 @@ func (p *Pipeline[E]) Recorded(n int) { p.results += n }
 // Full reports whether the open batch holds MaxResults results.
 func (p *Pipeline[E]) Full() bool { return p.results >= MaxResults }
 
-// Note keeps e with the open batch, for Committed.
+// Note keeps e with the open batch, for Committed; with none open, with
+// the next one (for a write committed outside the pipeline).
 func (p *Pipeline[E]) Note(e E) { p.events = append(p.events, e) }
 
 // Noted is what was noted in the open batch so far.
