@@ -75,19 +75,9 @@ func TestNodeSaysWhenNATSIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return logs.Write(p)
-	}), nil))
+	log, logs := captureLog(slog.LevelInfo)
 	said := func(s string) func() bool {
-		return func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return strings.Count(logs.String(), s) == 1
-		}
+		return func() bool { return strings.Count(logs(), s) == 1 }
 	}
 	n, err := DialNode(ctx, Config{NATS: srv.ClientURL(), Name: "lost", Node: "a", Shards: 4, LeaseTTL: testTTL}, NodeOptions{Logger: log})
 	if err != nil {
@@ -102,7 +92,24 @@ func TestNodeSaysWhenNATSIsLost(t *testing.T) {
 	defer srv.Close()
 	waitUntil(t, ctx, "the return said", said("NATS server back"))
 	if !said("lost the NATS server")() {
-		t.Errorf("the loss said more than once:\n%s", logs.String())
+		t.Errorf("the loss said more than once:\n%s", logs())
+	}
+}
+
+// captureLog is a logger at level whose lines logs returns, safe to use
+// from the node's goroutines.
+func captureLog(level slog.Level) (log *slog.Logger, logs func() string) {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	w := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
 	}
 }
 
@@ -128,21 +135,13 @@ func TestEmbeddedStartsQuietly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
-		var logs bytes.Buffer
-		var mu sync.Mutex
-		log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return logs.Write(p)
-		}), &slog.HandlerOptions{Level: level}))
+		log, logs := captureLog(level)
 		srv, err := StartEmbedded(ctx, Options{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
 		srv.Close()
-		mu.Lock()
-		out := logs.String()
-		mu.Unlock()
+		out := logs()
 		i := strings.Index(out, "embedded NATS server ready")
 		if i < 0 {
 			t.Fatalf("no line says the server is ready:\n%s", out)
@@ -186,13 +185,7 @@ func TestNodeWaitsForItsServer(t *testing.T) {
 		t.Cleanup(srv.Close)
 	}()
 	start := time.Now()
-	var mu sync.Mutex
-	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return logs.Write(p)
-	}), nil))
+	log, logs := captureLog(slog.LevelInfo)
 	n, err := DialNode(ctx, cfg, NodeOptions{Logger: log})
 	if err != nil {
 		t.Fatalf("a node whose server came 0.5 s after it: %v", err)
@@ -201,11 +194,9 @@ func TestNodeWaitsForItsServer(t *testing.T) {
 	if d := time.Since(start); d < 400*time.Millisecond {
 		t.Errorf("connected after %v, before the server started", d)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	for _, line := range []string{"waiting for it", `msg="cluster: NATS server answers"`} {
-		if c := strings.Count(logs.String(), line); c != 1 {
-			t.Errorf("%q said %d times, want once:\n%s", line, c, logs.String())
+		if c := strings.Count(logs(), line); c != 1 {
+			t.Errorf("%q said %d times, want once:\n%s", line, c, logs())
 		}
 	}
 }
