@@ -71,8 +71,9 @@ func (c *Crawler) update(fn func(tx *storage.Tx) error) error {
 const recordChunk = 16
 
 // recordSome records the next chunk of received results into the open
-// batch (opening one), and hands the batch over when they are all in.
-func (c *Crawler) recordSome() error {
+// batch (opening one), and hands the batch over when they are all in and
+// it is due, or at once if now.
+func (c *Crawler) recordSome(now bool) error {
 	b, err := c.commits.Open()
 	if err != nil {
 		return err
@@ -86,7 +87,7 @@ func (c *Crawler) recordSome() error {
 		return err
 	}
 	c.commits.Recorded(n)
-	if c.commits.Full() || (len(c.received) == 0 && c.commits.Due()) {
+	if c.commits.Full() || (len(c.received) == 0 && (c.commits.Due() || now)) {
 		return c.handOver()
 	}
 	return nil

@@ -353,10 +353,13 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
-		if c.commits.Committing() == nil && (len(c.received) > 0 || c.commits.Due()) {
+		// Nothing under way and nothing to start: the open batch would
+		// only wait to be due, and the crawl's end with it.
+		ending := c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.commits.Batch() != nil
+		if c.commits.Committing() == nil && (len(c.received) > 0 || c.commits.Due() || ending) {
 			// Record what came back while the last batch was committed,
 			// a chunk at a time, taking in what comes back meanwhile.
-			if err := c.recordSome(); err != nil {
+			if err := c.recordSome(ending); err != nil {
 				return err
 			}
 			if err := c.receiveReady(results); err != nil {
