@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -33,10 +32,8 @@ type Crawler struct {
 	robots   *robotscache.Cache // every origin's robots.txt lifecycle
 
 	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
-	withdrawn    atomic.Int64      // tasks CancelHosts took back, still in tasks until a worker skips them
-	skipped      chan struct{}     // from workers: a task taken back was skipped (room to dispatch)
 	tasks        chan task         // to the workers (see aheadOf); nil outside Run
-	results      chan result       // from the workers, and from CancelHosts (see withdraw); nil outside Run
+	results      chan result       // from the workers, and from CancelHosts (see cuts); nil outside Run
 	received     []result          // results back from workers, waiting to be recorded
 	receivedSize int               // their weight in memory (see resultSize)
 	pending      []*pendingPage    // link-heavy pages whose links are being admitted
@@ -55,7 +52,7 @@ type Crawler struct {
 	robotsNotice string // the last "only waiting on robots.txt" notice, said once
 	abandoned    bool   // the stop gave up on busy workers
 
-	running inflight // cancel functions of requests under way (cluster nodes)
+	cuts *cuts // dispatched tasks CancelHosts may cut (cluster nodes)
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
@@ -128,7 +125,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		flying:  map[string]uint64{},
 		fenced:  map[string]bool{},
 		control: make(chan call),
-		skipped: make(chan struct{}, 1),
+		cuts:    newCuts(),
 		stopped: make(chan struct{}),
 	}
 	// The WARC records of a batch's results are on disk before any
@@ -298,7 +295,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// for a result of each, so no worker blocks on its last send.
 	tasks := make(chan task, maxWorkers+aheadOf(maxWorkers))
 	results := make(chan result, maxWorkers+aheadOf(maxWorkers))
-	c.tasks, c.results = tasks, results
+	c.tasks, c.results, c.cuts.results = tasks, results, results
 	// At most one note per task.
 	c.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup
@@ -403,7 +400,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			if err := c.receive(r); err != nil {
 				return err
 			}
-		case <-c.skipped:
+		case <-c.cuts.skipped:
 		case n := <-c.sentNotes:
 			if c.flying[n.host] == n.claim {
 				c.sched.Sent(n.host, n.at, c.cfg.Now())

@@ -20,9 +20,9 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	// commit is under way (several milliseconds: see groupcommit.Ratio), so up
 	// to a batch of them, and receivedMax bytes, may wait; past that, a
 	// slow disk slows the crawl instead of filling memory. Tasks
-	// CancelHosts took back count until a worker skips them (see
-	// withdraw): they still take room in the tasks channel.
-	for c.inflight+int(c.withdrawn.Load()) < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < groupcommit.MaxResults && c.receivedSize < receivedMax {
+	// CancelHosts took back count until a worker skips them (see cuts):
+	// they still take room in the tasks channel.
+	for c.inflight+c.cuts.waiting() < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < groupcommit.MaxResults && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
 		host, wait, ok := c.sched.Next(now)
 		c.cfg.Metrics.waited(c.sched.TakeWaited())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier"
@@ -294,99 +293,20 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 	})
 }
 
-// inflight holds the cancel functions of requests under way, by host, so
-// that CancelHosts can cut them short from any goroutine.
-type inflight struct {
-	mu      sync.Mutex
-	cancels map[string]*hostCancel
-}
-
-// hostCancel is one dispatched task as CancelHosts sees it.
-type hostCancel struct {
-	cancel context.CancelFunc
-	cut    bool
-	// Exactly one of these happens: a worker takes the task (started),
-	// or CancelHosts takes it back while it still waits for a worker
-	// (withdrawn) and hands in its result.
-	started, withdrawn bool
-	task               task // as dispatched, for the result of a withdrawal
-}
-
-func notCut() bool { return false }
-
-// cancellable gives a task being dispatched the context of its request,
-// and registers it so that CancelHosts can cut it (outside a cluster it
-// cannot be cut). t.stop, called when the request is over, reports
-// whether CancelHosts cut it short; t.begin is the worker's claim on it.
+// cancellable gives a task being dispatched the context of its request
+// and, on a cluster node, registers it so that CancelHosts can cut it
+// (see cuts).
 func (c *Crawler) cancellable(t *task) {
 	if c.cfg.Node == nil {
 		t.ctx, t.stop = c.fetchCtx, notCut
 		return
 	}
-	ctx, cancel := context.WithCancel(c.fetchCtx)
-	hc := &hostCancel{cancel: cancel}
-	host := t.host
-	t.ctx = ctx
-	t.stop = func() bool {
-		c.running.mu.Lock()
-		if c.running.cancels[host] == hc {
-			delete(c.running.cancels, host)
-		}
-		cut := hc.cut
-		c.running.mu.Unlock()
-		cancel()
-		return cut
-	}
-	t.begin = func() bool {
-		c.running.mu.Lock()
-		defer c.running.mu.Unlock()
-		hc.started = !hc.withdrawn
-		return hc.started
-	}
-	hc.task = *t
-	c.running.mu.Lock()
-	if c.running.cancels == nil {
-		c.running.cancels = map[string]*hostCancel{}
-	}
-	c.running.cancels[host] = hc
-	c.running.mu.Unlock()
+	c.cuts.register(t, c.fetchCtx)
 }
 
 // CancelHosts cuts short the requests under way to the hosts match
 // selects (their shard has gone to another node: the new owner must not
-// find them still running). Their URLs stay queued; each counts as a
-// request made. It does not block: it may be called from any goroutine.
-func (c *Crawler) CancelHosts(match func(host string) bool) int {
-	c.running.mu.Lock()
-	defer c.running.mu.Unlock()
-	n := 0
-	for host, hc := range c.running.cancels {
-		if match(host) && !hc.cut {
-			hc.cut = true
-			hc.cancel()
-			n++
-			if !hc.started {
-				c.withdraw(host, hc)
-			}
-		}
-	}
-	return n
-}
-
-// withdraw takes back a cut task that still waits for a worker and hands
-// in its result, so that its host is free now: with every worker on slow
-// requests, a task could otherwise wait up to a request timeout before a
-// worker found it cut (a shard handover waits for it). The worker that
-// comes to it later skips it (see cancellable's begin). The caller holds
-// c.running.mu. Until a worker skips it, the task still takes room in the
-// tasks channel: it counts in c.withdrawn, which dispatch adds to inflight.
-func (c *Crawler) withdraw(host string, hc *hostCancel) {
-	hc.withdrawn = true
-	c.withdrawn.Add(1)
-	delete(c.running.cancels, host)
-	r := result{task: hc.task, interrupted: true}
-	// The results channel has room for a result of every task in flight
-	// (see Run), this one's included, so the send does not wait; from a
-	// goroutine all the same, as the lock is held.
-	go func() { c.results <- r }()
-}
+// find them still running), and takes back those still waiting for a
+// worker (see cuts). Their URLs stay queued; each counts as a request
+// made. It does not block: it may be called from any goroutine.
+func (c *Crawler) CancelHosts(match func(host string) bool) int { return c.cuts.cut(match) }

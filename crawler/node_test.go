@@ -387,8 +387,8 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 			// never started.
 			time.Sleep(100 * time.Millisecond)
 			var inflight int
-			if err := c.do(ctx, func() { inflight = c.inflight }); err != nil || inflight != 0 || c.withdrawn.Load() != 0 {
-				t.Errorf("tasks in flight at the end: %d (%v), %d taken back not skipped; want 0, 0", inflight, err, c.withdrawn.Load())
+			if err := c.do(ctx, func() { inflight = c.inflight }); err != nil || inflight != 0 || c.cuts.waiting() != 0 {
+				t.Errorf("tasks in flight at the end: %d (%v), %d taken back not skipped; want 0, 0", inflight, err, c.cuts.waiting())
 			}
 			cancel()
 			if err := <-done; err != nil {

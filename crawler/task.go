@@ -103,11 +103,7 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 			if entered {
 				c.gate.leave()
 			}
-			c.withdrawn.Add(-1)
-			select {
-			case c.skipped <- struct{}{}: // dispatch may have room again
-			default:
-			}
+			c.cuts.skip()
 			continue
 		}
 		if !entered {
