@@ -25,7 +25,7 @@ func (m *Manager) balance(ctx context.Context) {
 	m.lastBalance = m.now()
 	members, err := m.countMembers(ctx)
 	if err != nil {
-		m.log.Warn("count members", "err", err)
+		m.warn("count members", "err", err)
 		return
 	}
 	target := fairShare(m.cfg.Shards, members)
@@ -77,7 +77,7 @@ func (m *Manager) acquireFree(ctx context.Context, target int) {
 		return err
 	})
 	if err != nil {
-		m.log.Warn("read leases", "err", err)
+		m.warn("read leases", "err", err)
 		return
 	}
 	var free []int
@@ -112,7 +112,7 @@ func (m *Manager) acquire(ctx context.Context, shard int) {
 	})
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyExists) {
-			m.log.Warn("create lease", "shard", shard, "err", err)
+			m.warn("create lease", "shard", shard, "err", err)
 		}
 		return
 	}
@@ -152,6 +152,6 @@ func (m *Manager) deleteOurs(ctx context.Context, key string, rev uint64) {
 		})
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		m.log.Warn("delete lease", "key", key, "err", err)
+		m.warn("delete lease", "key", key, "err", err)
 	}
 }

@@ -200,3 +200,35 @@ func TestNodeWaitsForItsServer(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerQuietWhileNATSIsLost: while its server is gone, a node's
+// lease manager does not warn at every heartbeat (every 0.375 s with a 2 s
+// TTL): the node said once that the server is lost. Its shards are still
+// given up as their leases run out.
+func TestManagerQuietWhileNATSIsLost(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := StartEmbedded(ctx, Options{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, js := MustJetStream(t, srv.ClientURL())
+	log, logs := captureLog(slog.LevelInfo)
+	cfg := Config{NATS: srv.ClientURL(), Name: "quiet", Node: "a", Shards: 4, LeaseTTL: testTTL}
+	m, err := NewManager(ctx, js, cfg, ManagerOptions{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(mctx) }()
+	waitOwned(t, m, 4, 10*time.Second)
+	srv.Close()
+	waitOwned(t, m, 0, 10*time.Second)
+	time.Sleep(testTTL / 2) // several heartbeats with no server
+	stop()
+	<-done
+	if n := strings.Count(logs(), "level=WARN"); n > 2 {
+		t.Errorf("%d warnings while the server was gone, want at most 2 (the first failures, before the client notices):\n%s", n, logs())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -63,6 +64,7 @@ type Manager struct {
 	session string
 
 	leases, members kvStore
+	conn            *nats.Conn // nil in tests with fake stores
 
 	started atomic.Bool
 	crash   atomic.Bool // tests: exit without releasing, as a killed process would
@@ -94,7 +96,7 @@ func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts Ma
 		return nil, fmt.Errorf("cluster: neither cluster.nats nor cluster.embed is set")
 	}
 	m := &Manager{cfg: cfg, tm: newTiming(cfg.LeaseTTL), now: opts.Now, log: opts.Logger, onEvent: opts.OnEvent, before: opts.BeforeRelease, settle: opts.Settle,
-		owned: make(map[int]lease), held: make(map[int]lease), knownMembers: make(map[string]bool)}
+		owned: make(map[int]lease), held: make(map[int]lease), knownMembers: make(map[string]bool), conn: js.Conn()}
 	if m.now == nil {
 		m.now = time.Now
 	}
@@ -314,4 +316,16 @@ func owners(ctx context.Context, leases kvStore, shards int) (map[int]string, er
 		}
 	}
 	return out, nil
+}
+
+// warn logs a failed operation on the leases: as a warning while the
+// server is reachable, at debug level while it is not (the node said once
+// that it lost the server; every heartbeat would say it again, every
+// three sixteenths of a TTL).
+func (m *Manager) warn(msg string, args ...any) {
+	level := slog.LevelWarn
+	if m.conn != nil && !m.conn.IsConnected() {
+		level = slog.LevelDebug
+	}
+	m.log.Log(context.Background(), level, msg, args...)
 }

@@ -33,7 +33,7 @@ func (m *Manager) heartbeat(ctx context.Context) {
 		return err
 	})
 	if err != nil {
-		m.log.Warn("heartbeat", "err", err)
+		m.warn("heartbeat", "err", err)
 		m.nextHeartbeat = m.now().Add(m.tm.retry)
 		return
 	}
@@ -69,7 +69,7 @@ func (m *Manager) renew(ctx context.Context, l lease) {
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		m.reconcile(ctx, l)
 	default:
-		m.log.Warn("renew lease", "shard", l.shard, "err", err)
+		m.warn("renew lease", "shard", l.shard, "err", err)
 		l.next = m.now().Add(m.tm.retry)
 		m.own(l)
 	}
@@ -92,7 +92,7 @@ func (m *Manager) reconcile(ctx context.Context, l lease) {
 	case err == nil, errors.Is(err, jetstream.ErrKeyNotFound):
 		m.lose(l, "taken")
 	default:
-		m.log.Warn("read lease", "shard", l.shard, "err", err)
+		m.warn("read lease", "shard", l.shard, "err", err)
 		l.next = m.now().Add(m.tm.retry)
 		m.own(l)
 	}
