@@ -130,8 +130,12 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 		c.growWorkers()
 	}
 	if l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
-		changes = append(changes, fmt.Sprintf("politeness.default_delay %v -> %v, max_delay %v -> %v",
-			c.cfg.DefaultDelay, l.DefaultDelay, c.cfg.MaxDelay, l.MaxDelay))
+		if l.DefaultDelay != c.cfg.DefaultDelay {
+			changes = append(changes, fmt.Sprintf("politeness.default_delay %v -> %v", c.cfg.DefaultDelay, l.DefaultDelay))
+		}
+		if l.MaxDelay != c.cfg.MaxDelay {
+			changes = append(changes, fmt.Sprintf("politeness.max_delay %v -> %v", c.cfg.MaxDelay, l.MaxDelay))
+		}
 		c.cfg.DefaultDelay, c.cfg.MaxDelay = l.DefaultDelay, l.MaxDelay
 		c.reapplyDelays(now)
 	}

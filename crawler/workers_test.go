@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -124,9 +125,15 @@ func TestLoweredWorkersBoundRequests(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- c.Run(context.Background()) }()
 		time.Sleep(500 * time.Millisecond)
-		if _, err := c.Reconfigure(context.Background(), Live{Seeds: cfg.Seeds, Scope: cfg.Scope,
-			DefaultDelay: cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: 2}); err != nil {
+		changes, err := c.Reconfigure(context.Background(), Live{Seeds: cfg.Seeds, Scope: cfg.Scope,
+			DefaultDelay: 2 * cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: 2})
+		if err != nil {
 			t.Fatal(err)
+		}
+		// What the reload's log line says was applied: the keys that
+		// changed, not max_delay beside default_delay.
+		if want := []string{"workers 8 -> 2", "politeness.default_delay 10ms -> 20ms"}; !slices.Equal(changes, want) {
+			t.Errorf("Reconfigure applied %q, want %q", changes, want)
 		}
 		lowered := time.Now().Add(150 * time.Millisecond) // requests under way at the change are over by then
 		if err := <-done; err != nil {

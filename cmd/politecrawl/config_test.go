@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +165,36 @@ func TestRelativeStateResolvesAgainstTheConfigFile(t *testing.T) {
 	flags.Parse([]string{"--state", "here.db"})
 	if cfg, err = loadConfig(path, flags, flagBinds); err != nil || cfg.State != "here.db" {
 		t.Errorf("--state here.db: state %q, %v; want it relative to the working directory", cfg.State, err)
+	}
+}
+
+// TestRestartNeededNamesKeys: the SIGHUP log line's need_restart names
+// the keys whose change waits for a restart, as in the config file, not
+// their sections; nothing when only live keys (applied by the reload
+// before the comparison) or nothing changed.
+func TestRestartNeededNamesKeys(t *testing.T) {
+	base, err := loadConfig("../../config.example.yaml", pflag.NewFlagSet("x", pflag.ContinueOnError), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(c *Config)
+		want   []string
+	}{
+		{"nothing", func(c *Config) {}, nil},
+		{"daemon", func(c *Config) { c.Daemon.ShutdownTimeout++ }, []string{"daemon.shutdown_timeout"}},
+		{"two sections", func(c *Config) { c.Network.Timeout++; c.Agent.UserAgent += "x" }, []string{"agent.user_agent", "network.timeout"}},
+		{"cluster and warc", func(c *Config) { c.Cluster.Node += "x"; c.WARC.Dir += "x" }, []string{"cluster.node", "warc.dir"}},
+		{"a list", func(c *Config) { c.Scope.Hosts = append(c.Scope.Hosts, "x.example") }, []string{"scope.hosts"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next := *base
+			next.Scope.Hosts = slices.Clone(base.Scope.Hosts)
+			tc.change(&next)
+			if got := restartNeeded(base, &next); !slices.Equal(got, tc.want) {
+				t.Errorf("restartNeeded = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

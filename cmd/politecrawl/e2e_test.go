@@ -255,3 +255,27 @@ func TestGracefulStopAndResume(t *testing.T) {
 	// A graceful stop finishes its in-flight fetches: nothing is fetched twice.
 	checkComplete(t, w, names, pages, cfg, 0)
 }
+
+// TestRunMakesTheStateDirectory: a first run whose state file is in a
+// directory that does not exist yet makes it (it failed, naming an
+// internal temporary file).
+func TestRunMakesTheStateDirectory(t *testing.T) {
+	w, names := treeWeb(2)
+	defer w.Close()
+	cfg, state := e2eConfig(t, w, names)
+	nested := filepath.Join(filepath.Dir(state), "new", "dir", "state.db")
+	body, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(body), state, nested, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runToEnd(t, cfg)
+	if _, err := os.Stat(nested); err != nil {
+		t.Errorf("state file after the run: %v", err)
+	}
+	if n := totalRequests(w); n == 0 {
+		t.Error("nothing crawled")
+	}
+}

@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -144,6 +147,11 @@ func (d *daemon) run() error {
 	if progress != nil && d.level.Level() <= slog.LevelInfo {
 		// On a terminal the progress line replaces per-fetch lines.
 		d.level.Set(slog.LevelWarn)
+	}
+	// A first run makes the state file's directory, as it makes the
+	// file (and its backup, socket and WARC files beside it).
+	if err := os.MkdirAll(filepath.Dir(cfg.State), 0o750); err != nil {
+		return fmt.Errorf("state %s: %w", cfg.State, err)
 	}
 	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
 	if errors.Is(err, storage.ErrLocked) {
@@ -292,27 +300,40 @@ func (d *daemon) reload(c *crawler.Crawler) {
 	d.notice("SIGHUP: config reloaded", "applied", changes, "need_restart", restart)
 }
 
-// restartNeeded lists the keys whose new values only a restart applies.
+// restartNeeded lists the keys (as in the config file: daemon.shutdown_timeout)
+// whose new values only a restart applies: every key that differs between
+// cur, which holds what the reload applied live, and next.
 func restartNeeded(cur, next *Config) []string {
 	var out []string
-	for key, v := range map[string][2]any{
-		"agent":                     {cur.Agent, next.Agent},
-		"state":                     {cur.State, next.State},
-		"scope.max_depth/max_pages": {cur.Scope.MaxDepth*1e9 + cur.Scope.MaxPages, next.Scope.MaxDepth*1e9 + next.Scope.MaxPages},
-		"traps":                     {cur.Traps, next.Traps},
-		"politeness (retries, backoff, per-IP limits)": {[7]any{cur.Politeness.MaxRetries, cur.Politeness.BackoffBase, cur.Politeness.BackoffMax, cur.Politeness.RobotsRetries, cur.Politeness.RobotsRetryDelay, cur.Politeness.IPMaxInFlight, cur.Politeness.IPDelay},
-			[7]any{next.Politeness.MaxRetries, next.Politeness.BackoffBase, next.Politeness.BackoffMax, next.Politeness.RobotsRetries, next.Politeness.RobotsRetryDelay, next.Politeness.IPMaxInFlight, next.Politeness.IPDelay}},
-		"sitemaps":    {[2]any{cur.Sitemaps, cur.SitemapFetchesPerHost}, [2]any{next.Sitemaps, next.SitemapFetchesPerHost}},
-		"network":     {cur.Network, next.Network},
-		"storage":     {cur.Storage, next.Storage},
-		"log.format":  {cur.Log.Format, next.Log.Format},
-		"daemon":      {cur.Daemon, next.Daemon},
-		"http.listen": {cur.HTTP, next.HTTP},
-		"warc":        {cur.WARC, next.WARC},
-	} {
-		if v[0] != v[1] {
-			out = append(out, key)
+	diffKeys("", reflect.ValueOf(*cur), reflect.ValueOf(*next), &out)
+	sort.Strings(out)
+	return out
+}
+
+// diffKeys appends to out the config keys under prefix whose values
+// differ between a and b, structs of the same type, walking sections by
+// their mapstructure names.
+func diffKeys(prefix string, a, b reflect.Value, out *[]string) {
+	t := a.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := strings.Split(f.Tag.Get("mapstructure"), ",")[0]
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		if prefix != "" {
+			name = prefix + "." + name
+		}
+		fa, fb := a.Field(i), b.Field(i)
+		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Time]() {
+			diffKeys(name, fa, fb, out)
+			continue
+		}
+		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+			*out = append(*out, name)
 		}
 	}
-	return out
 }
