@@ -42,6 +42,7 @@ type Crawler struct {
 	sentNotes    chan sentNote     // from workers: spaced requests that went out (see task.notifySent)
 	fenced       map[string]bool   // hosts a cluster node may not serve now (see Node)
 	nextDue      time.Time         // earliest scheduled recrawl; zero if none
+	sweep        *recrawlSweep     // the recrawl schedule being redone; nil if none
 	// commits holds the batch being built and the one being committed;
 	// each batch's outcomes (Events) are reported once it committed
 	// (see commit.go).
@@ -176,6 +177,9 @@ func (c *Crawler) scope() (urlnorm.Scope, error) {
 func (c *Crawler) restore(scope urlnorm.Scope) error {
 	now := c.cfg.Now()
 	if err := c.db.Update(c.requeueUnreachable); err != nil {
+		return err
+	}
+	if err := c.db.Update(c.planSweep); err != nil {
 		return err
 	}
 	return c.db.Update(func(tx *storage.Tx) error {
@@ -368,6 +372,12 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			// Admit a chunk of links per turn, and serve everything else
 			// in between.
 			if err := c.admitChunk(); err != nil {
+				return err
+			}
+			wait = 0
+		} else if c.sweep != nil {
+			// Likewise a chunk of the recrawl schedule being redone.
+			if err := c.sweepSome(); err != nil {
 				return err
 			}
 			wait = 0

@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -118,4 +120,157 @@ func (c *Crawler) lastmodNewer(tx *storage.Tx, url string, lastmod time.Time) (b
 		return true, c.requeue(tx, rec)
 	}
 	return true, nil
+}
+
+// The recrawl schedule is made as pages are fetched: each fetched page is
+// due Recrawl after its fetch. A state file crawled without a recrawl
+// interval has no schedule, and one crawled with another interval has
+// that one's; a run with a recrawl interval redoes the schedule from the
+// records (a sweep) when the interval it was made with differs. The
+// interval a schedule was made with, and a sweep under way (what it
+// schedules, how far it got), are kept in the state file: a sweep cut
+// short by a kill goes on where it was.
+const (
+	settingRecrawl    = "recrawl_interval" // the interval the schedule was made with ("0s": none made)
+	settingSweep      = "recrawl_sweep"    // "<interval> <all|scheduled>" while a sweep is under way
+	settingSweepAfter = "recrawl_sweep_after"
+	sweepChunk        = 1000 // records per transaction
+)
+
+// recrawlSweep is a sweep under way.
+type recrawlSweep struct {
+	interval string
+	// all: every fetched or failed page is scheduled. Otherwise only
+	// those scheduled already (under another interval) are: a page with
+	// no next check may be queued for its recheck right now.
+	all   bool
+	after string // the last record key done
+}
+
+// planSweep decides, as a crawl starts, whether the recrawl schedule must
+// be redone, and records the interval of a run without one.
+func (c *Crawler) planSweep(tx *storage.Tx) error {
+	if !tx.Initialised() {
+		return nil
+	}
+	prev := tx.Setting(settingRecrawl)
+	if c.cfg.Recrawl <= 0 {
+		// Pages fetched from now on get no next check: a later run with
+		// an interval must schedule them all.
+		if prev == "0s" {
+			return nil
+		}
+		return tx.SetSetting(settingRecrawl, "0s")
+	}
+	want := c.cfg.Recrawl.String()
+	if prev == want {
+		return nil
+	}
+	mode := "scheduled"
+	if prev == "0s" || prev == "" && tx.CountDue() == 0 {
+		// No schedule was ever made (a file from before the interval
+		// was kept, with no recrawl due, had none either).
+		mode = "all"
+	}
+	if f := strings.Fields(tx.Setting(settingSweep)); len(f) == 2 && f[0] == want {
+		// The same sweep, cut short: go on from where it was.
+		mode = f[1]
+	} else {
+		if err := tx.SetSetting(settingSweep, want+" "+mode); err != nil {
+			return err
+		}
+		if err := tx.SetSetting(settingSweepAfter, ""); err != nil {
+			return err
+		}
+	}
+	c.sweep = &recrawlSweep{interval: want, all: mode == "all", after: tx.Setting(settingSweepAfter)}
+	c.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev, "all_pages", c.sweep.all)
+	return nil
+}
+
+// sweepSome schedules the next chunk of records of the sweep: each due
+// Recrawl after it was last fetched or checked, or at once if that is
+// past. An old entry of a page left in the schedule goes stale (its time
+// no longer matches the record's NextCheck). At the end, read sitemaps
+// are scheduled too (in a sweep of all), and the interval recorded.
+func (c *Crawler) sweepSome() error {
+	s := c.sweep
+	now := c.cfg.Now()
+	return c.update(func(tx *storage.Tx) error {
+		var recs []*storage.URLRecord
+		last, more, err := tx.ForEachURLAfter(s.after, sweepChunk, func(r *storage.URLRecord) error {
+			if (r.State == storage.Fetched || r.State == storage.Failed) && (s.all || !r.NextCheck.IsZero()) {
+				recs = append(recs, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("recrawl sweep: %w", err)
+		}
+		for _, r := range recs {
+			seen := r.FetchedAt
+			if r.CheckedAt.After(seen) {
+				seen = r.CheckedAt
+			}
+			at := c.dueAfter(seen, now)
+			r.NextCheck = at
+			if err := tx.PutURL(r, r.State); err != nil {
+				return err
+			}
+			c.noteDue(at)
+			if err := tx.ScheduleDue(storage.Due{At: at, Kind: storage.DuePage, URL: r.URL}); err != nil {
+				return err
+			}
+		}
+		if last != "" {
+			s.after = last
+		}
+		if more {
+			return tx.SetSetting(settingSweepAfter, s.after)
+		}
+		if s.all {
+			if err := c.sweepSitemaps(tx, now); err != nil {
+				return err
+			}
+		}
+		c.sweep = nil
+		c.log.Info("recrawl schedule made", "interval", s.interval)
+		for name, v := range map[string]string{settingRecrawl: s.interval, settingSweep: "", settingSweepAfter: ""} {
+			if err := tx.SetSetting(name, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// dueAfter is when something last fetched at seen is due: Recrawl later,
+// or now if that is past.
+func (c *Crawler) dueAfter(seen, now time.Time) time.Time {
+	at := seen.Add(c.cfg.Recrawl)
+	if at.Before(now) {
+		at = now
+	}
+	return at.Round(0)
+}
+
+// sweepSitemaps schedules the re-read of every sitemap read.
+func (c *Crawler) sweepSitemaps(tx *storage.Tx, now time.Time) error {
+	var read []*storage.SitemapRecord
+	if err := tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+		if r.State == smRead {
+			read = append(read, r)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, r := range read {
+		at := c.dueAfter(r.FetchedAt, now)
+		c.noteDue(at)
+		if err := tx.ScheduleDue(storage.Due{At: at, Kind: storage.DueSitemap, URL: r.URL}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

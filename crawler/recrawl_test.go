@@ -184,3 +184,68 @@ func TestRecheckRetryKeepsCounters(t *testing.T) {
 		return nil
 	})
 }
+
+// TestRecrawlScheduleFollowsTheInterval: a state file crawled without a
+// recrawl interval, then run as a daemon with one, rechecks its pages (it
+// never did: pages were scheduled only as they were fetched); and when the
+// interval changes, pages scheduled under the old one follow the new one
+// (they waited out the old).
+func TestRecrawlScheduleFollowsTheInterval(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/a">a</a>`},
+		"/a":          {Body: `<title>A</title>`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	run := func(recrawl time.Duration, until func() bool, within time.Duration) {
+		t.Helper()
+		cfg := testConfig(h.URL("/"))
+		cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, recrawl
+		c, err := New(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), within)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx) }()
+		if until == nil {
+			// Drains by itself (no recrawl).
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		for !until() && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	fetched := func(n int) func() bool {
+		return func() bool { return h.Count("/") >= n && h.Count("/a") >= n }
+	}
+	run(0, nil, 10*time.Second) // a plain crawl: drains
+	if !fetched(1)() {
+		t.Fatal("the plain crawl fetched nothing")
+	}
+	run(300*time.Millisecond, fetched(2), 10*time.Second)
+	if !fetched(2)() {
+		t.Fatalf("run as a daemon, the plain crawl's pages were not rechecked: / %d, /a %d requests", h.Count("/"), h.Count("/a"))
+	}
+	// Scheduled an hour ahead, then the interval goes down.
+	run(time.Hour, func() bool { return false }, 500*time.Millisecond)
+	before := h.Count("/a")
+	run(300*time.Millisecond, fetched(before+1), 10*time.Second)
+	if h.Count("/a") <= before {
+		t.Errorf("after the interval went from 1h to 300ms, /a was not rechecked within 10 s")
+	}
+	for _, v := range h.Violations(20*time.Millisecond, crawltest.Slack, nil) {
+		t.Error(v)
+	}
+}

@@ -282,3 +282,27 @@ func TestDueOrder(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSettings: named strings in the state file survive a reopen; "" deletes one.
+func TestSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	for _, step := range []struct{ set, want string }{{"1h0m0s", "1h0m0s"}, {"", ""}} {
+		d, err := Open(path, Options{NoBackup: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Update(func(tx *Tx) error { return tx.SetSetting("recrawl_interval", step.set) }); err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		if d, err = Open(path, Options{NoBackup: true}); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		d.View(func(tx *Tx) error { got = tx.Setting("recrawl_interval"); return nil })
+		d.Close()
+		if got != step.want {
+			t.Errorf("after setting %q and reopening: %q, want %q", step.set, got, step.want)
+		}
+	}
+}

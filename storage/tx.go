@@ -309,6 +309,19 @@ func (t *Tx) SetFlag(name string, on bool) error {
 	return t.b(bucketMeta).Put([]byte("flag/"+name), v)
 }
 
+// Setting reads a named string in the meta bucket ("" if never set).
+func (t *Tx) Setting(name string) string {
+	return string(t.b(bucketMeta).Get([]byte("setting/" + name)))
+}
+
+// SetSetting writes a named string in the meta bucket; "" deletes it.
+func (t *Tx) SetSetting(name, value string) error {
+	if value == "" {
+		return t.b(bucketMeta).Delete([]byte("setting/" + name))
+	}
+	return t.b(bucketMeta).Put([]byte("setting/"+name), []byte(value))
+}
+
 // Counts returns the number of URLs in each state.
 func (t *Tx) Counts() map[State]int {
 	out := map[State]int{}
