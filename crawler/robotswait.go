@@ -103,8 +103,14 @@ func (c *Crawler) noteRobotsWaits(now time.Time) {
 	}
 	if msg := b.String(); msg != c.robotsNotice {
 		c.robotsNotice = msg
+		// A batch run ends once these are decided; a daemon keeps
+		// going, so how to end a batch sooner is no help there.
+		hint := "run --robots-retries 0 ends a batch now; the next run retries these hosts"
+		if c.cfg.Recrawl > 0 {
+			hint = "the daemon keeps retrying as above; politeness.robots_retries and robots_retry_delay set how"
+		}
 		c.log.Warn("only waiting on unreachable robots.txt", "hosts", len(waits), "waiting", msg,
-			"last_retry", last.Format(time.RFC3339), "hint", "run --robots-retries 0 ends a batch now; the next run retries these hosts")
+			"last_retry", last.Format(time.RFC3339), "hint", hint)
 	}
 }
 

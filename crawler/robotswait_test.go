@@ -84,32 +84,50 @@ func TestBatchRunWithDeadRobots(t *testing.T) {
 // TestNoticeWhenOnlyRobotsRetriesRemain: once every other host is done, a
 // run waiting on robots.txt retries says so, once, naming the host.
 func TestNoticeWhenOnlyRobotsRetriesRemain(t *testing.T) {
-	web := crawltest.NewWeb()
-	defer web.Close()
-	dead := web.AddHost("dead", map[string]*crawltest.Page{"/robots.txt": {Status: 500}, "/": {Body: "x"}})
-	live := web.AddTree("live", 3, "User-agent: *\nAllow: /\n", 0)
-	cfg := testConfig(dead.URL("/"), live.URL("/"))
-	cfg.RobotsRetries, cfg.RobotsRetryBase = 2, 400*time.Millisecond
-	var logs syncBuffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
-	defer db.Close()
-	c, err := New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	notices := strings.Count(logs.String(), "only waiting on unreachable robots.txt")
-	// One notice per retry wait (each names a new retry time), never one
-	// per loop turn.
-	if notices < 1 || notices > cfg.RobotsRetries {
-		t.Errorf("%d notices, want 1 to %d:\n%s", notices, cfg.RobotsRetries, logs.String())
-	}
-	if !strings.Contains(logs.String(), dead.Authority()+" (retry 1 of 2 at") {
-		t.Errorf("notice does not name the host and its retry:\n%s", logs.String())
+	for _, tc := range []struct {
+		name    string
+		recrawl time.Duration // a daemon never ends on its own: stopped after 1.5 s
+		hint    string
+	}{
+		{"batch", 0, "run --robots-retries 0 ends a batch now"},
+		{"daemon", time.Hour, "the daemon keeps retrying as above"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			web := crawltest.NewWeb()
+			defer web.Close()
+			dead := web.AddHost("dead", map[string]*crawltest.Page{"/robots.txt": {Status: 500}, "/": {Body: "x"}})
+			live := web.AddTree("live", 3, "User-agent: *\nAllow: /\n", 0)
+			cfg := testConfig(dead.URL("/"), live.URL("/"))
+			cfg.RobotsRetries, cfg.RobotsRetryBase, cfg.Recrawl = 2, 400*time.Millisecond, tc.recrawl
+			var logs syncBuffer
+			cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+			defer db.Close()
+			c, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			within := 20 * time.Second
+			if tc.recrawl > 0 {
+				within = 1500 * time.Millisecond
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), within)
+			defer cancel()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			notices := strings.Count(logs.String(), "only waiting on unreachable robots.txt")
+			// One notice per retry wait (each names a new retry time),
+			// never one per loop turn.
+			if notices < 1 || notices > cfg.RobotsRetries {
+				t.Errorf("%d notices, want 1 to %d:\n%s", notices, cfg.RobotsRetries, logs.String())
+			}
+			if !strings.Contains(logs.String(), dead.Authority()+" (retry 1 of 2 at") {
+				t.Errorf("notice does not name the host and its retry:\n%s", logs.String())
+			}
+			if !strings.Contains(logs.String(), tc.hint) {
+				t.Errorf("notice's hint is not %q:\n%s", tc.hint, logs.String())
+			}
+		})
 	}
 }
