@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -14,6 +13,9 @@ import (
 // whose time no longer matches the record's NextCheck is stale.
 func (c *Crawler) scheduleCheck(tx *storage.Tx, rec *storage.URLRecord) error {
 	if c.cfg.Recrawl <= 0 || rec.State != storage.Fetched && rec.State != storage.Failed {
+		if rec.NextCheck.Equal(storage.CheckQueued) {
+			rec.NextCheck = time.Time{} // its recheck is done: no longer queued
+		}
 		return nil
 	}
 	at := c.cfg.Now().Add(c.cfg.Recrawl).Round(0)
@@ -79,7 +81,7 @@ func (c *Crawler) recheck(tx *storage.Tx, d storage.Due) error {
 // requeue puts a decided page back at the tail of its host's queue for a
 // recheck. Its record keeps its state (and export data) meanwhile.
 func (c *Crawler) requeue(tx *storage.Tx, rec *storage.URLRecord) error {
-	rec.NextCheck, rec.Attempts = time.Time{}, 0
+	rec.NextCheck, rec.Attempts = storage.CheckQueued, 0
 	if err := tx.PutURL(rec, rec.State); err != nil {
 		return err
 	}
@@ -91,11 +93,18 @@ func (c *Crawler) requeue(tx *storage.Tx, rec *storage.URLRecord) error {
 	return nil
 }
 
-// rereadSitemap makes a read sitemap pending again.
+// rereadSitemap makes a read sitemap pending again, unless it was read
+// less than an interval ago: its entry is then a stale one. Sitemap
+// entries carry no time to match, unlike pages, and a sweep schedules
+// every read sitemap whatever entries it had; an entry made when it was
+// read comes an interval after, and one a sweep made, no sooner.
 func (c *Crawler) rereadSitemap(tx *storage.Tx, url string) error {
 	rec, err := tx.GetSitemap(url)
 	if err != nil || rec == nil || rec.State != smRead {
 		return err
+	}
+	if c.cfg.Now().Sub(rec.FetchedAt) < c.cfg.Recrawl {
+		return nil
 	}
 	rec.State = smPending
 	if err := tx.PutSitemap(rec); err != nil {
@@ -114,7 +123,7 @@ func (c *Crawler) lastmodNewer(tx *storage.Tx, url string, lastmod time.Time) (b
 	if err != nil || rec == nil {
 		return false, err
 	}
-	if c.cfg.Recrawl > 0 && rec.State == storage.Fetched && !rec.NextCheck.IsZero() &&
+	if c.cfg.Recrawl > 0 && rec.State == storage.Fetched && rec.Scheduled() &&
 		!lastmod.IsZero() && lastmod.After(rec.FetchedAt) {
 		rec.Lastmod = lastmod
 		return true, c.requeue(tx, rec)
@@ -127,12 +136,13 @@ func (c *Crawler) lastmodNewer(tx *storage.Tx, url string, lastmod time.Time) (b
 // interval has no schedule, and one crawled with another interval has
 // that one's; a run with a recrawl interval redoes the schedule from the
 // records (a sweep) when the interval it was made with differs. The
-// interval a schedule was made with, and a sweep under way (what it
-// schedules, how far it got), are kept in the state file: a sweep cut
-// short by a kill goes on where it was.
+// interval a schedule was made with, and a sweep under way (for which
+// interval, how far it got), are kept in the state file: a sweep cut short
+// by a kill goes on where it was; a run without an interval in between
+// (whose pages get no schedule) makes the next sweep start over.
 const (
-	settingRecrawl    = "recrawl_interval" // the interval the schedule was made with ("0s": none made)
-	settingSweep      = "recrawl_sweep"    // "<interval> <all|scheduled>" while a sweep is under way
+	settingRecrawl    = "recrawl_interval" // the interval the schedule was made with ("0s": pages fetched since have none)
+	settingSweep      = "recrawl_sweep"    // the interval of a sweep under way
 	settingSweepAfter = "recrawl_sweep_after"
 	sweepChunk        = 1000 // records per transaction
 )
@@ -140,66 +150,61 @@ const (
 // recrawlSweep is a sweep under way.
 type recrawlSweep struct {
 	interval string
-	// all: every fetched or failed page is scheduled. Otherwise only
-	// those scheduled already (under another interval) are: a page with
-	// no next check may be queued for its recheck right now.
-	all   bool
-	after string // the last record key done
+	after    string // the last record key done
 }
 
 // planSweep decides, as a crawl starts, whether the recrawl schedule must
-// be redone, and records the interval of a run without one.
+// be redone, and records a run without an interval.
 func (c *Crawler) planSweep(tx *storage.Tx) error {
 	if !tx.Initialised() {
 		return nil
 	}
 	prev := tx.Setting(settingRecrawl)
 	if c.cfg.Recrawl <= 0 {
-		// Pages fetched from now on get no next check: a later run with
-		// an interval must schedule them all.
-		if prev == "0s" {
+		if prev == "0s" && tx.Setting(settingSweep) == "" {
 			return nil
 		}
-		return tx.SetSetting(settingRecrawl, "0s")
+		// Pages fetched from now on get no next check: a later run with
+		// an interval sweeps them all, from the start.
+		for name, v := range map[string]string{settingRecrawl: "0s", settingSweep: "", settingSweepAfter: ""} {
+			if err := tx.SetSetting(name, v); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	want := c.cfg.Recrawl.String()
 	if prev == want {
 		return nil
 	}
-	mode := "scheduled"
-	if prev == "0s" || prev == "" && tx.CountDue() == 0 {
-		// No schedule was ever made (a file from before the interval
-		// was kept, with no recrawl due, had none either).
-		mode = "all"
-	}
-	if f := strings.Fields(tx.Setting(settingSweep)); len(f) == 2 && f[0] == want {
-		// The same sweep, cut short: go on from where it was.
-		mode = f[1]
-	} else {
-		if err := tx.SetSetting(settingSweep, want+" "+mode); err != nil {
+	if tx.Setting(settingSweep) != want {
+		if err := tx.SetSetting(settingSweep, want); err != nil {
 			return err
 		}
 		if err := tx.SetSetting(settingSweepAfter, ""); err != nil {
 			return err
 		}
 	}
-	c.sweep = &recrawlSweep{interval: want, all: mode == "all", after: tx.Setting(settingSweepAfter)}
-	c.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev, "all_pages", c.sweep.all)
+	c.sweep = &recrawlSweep{interval: want, after: tx.Setting(settingSweepAfter)}
+	c.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev)
 	return nil
 }
 
-// sweepSome schedules the next chunk of records of the sweep: each due
-// Recrawl after it was last fetched or checked, or at once if that is
-// past. An old entry of a page left in the schedule goes stale (its time
-// no longer matches the record's NextCheck). At the end, read sitemaps
-// are scheduled too (in a sweep of all), and the interval recorded.
+// sweepSome schedules the next chunk of records of the sweep: each
+// fetched or failed page not queued for its recheck now, due Recrawl
+// after it was last fetched or checked, or at once if that is past (a
+// page with neither time keeps the time it had, or is due Recrawl from
+// now). An old entry of a page left in the schedule goes stale (its time
+// no longer matches the record's NextCheck). At the end the read sitemaps
+// are scheduled too (a re-read too soon after the last is dropped, see
+// rereadSitemap), and the interval recorded.
 func (c *Crawler) sweepSome() error {
 	s := c.sweep
 	now := c.cfg.Now()
 	return c.update(func(tx *storage.Tx) error {
 		var recs []*storage.URLRecord
 		last, more, err := tx.ForEachURLAfter(s.after, sweepChunk, func(r *storage.URLRecord) error {
-			if (r.State == storage.Fetched || r.State == storage.Failed) && (s.all || !r.NextCheck.IsZero()) {
+			if (r.State == storage.Fetched || r.State == storage.Failed) && !r.NextCheck.Equal(storage.CheckQueued) {
 				recs = append(recs, r)
 			}
 			return nil
@@ -213,6 +218,12 @@ func (c *Crawler) sweepSome() error {
 				seen = r.CheckedAt
 			}
 			at := c.dueAfter(seen, now)
+			switch {
+			case seen.IsZero() && r.Scheduled():
+				continue // no time to count from: it keeps its own
+			case seen.IsZero():
+				at = now.Add(c.cfg.Recrawl).Round(0)
+			}
 			r.NextCheck = at
 			if err := tx.PutURL(r, r.State); err != nil {
 				return err
@@ -228,10 +239,8 @@ func (c *Crawler) sweepSome() error {
 		if more {
 			return tx.SetSetting(settingSweepAfter, s.after)
 		}
-		if s.all {
-			if err := c.sweepSitemaps(tx, now); err != nil {
-				return err
-			}
+		if err := c.sweepSitemaps(tx, now); err != nil {
+			return err
 		}
 		c.sweep = nil
 		c.log.Info("recrawl schedule made", "interval", s.interval)

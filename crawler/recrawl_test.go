@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -191,41 +192,12 @@ func TestRecheckRetryKeepsCounters(t *testing.T) {
 // interval changes, pages scheduled under the old one follow the new one
 // (they waited out the old).
 func TestRecrawlScheduleFollowsTheInterval(t *testing.T) {
-	w := crawltest.NewWeb()
-	defer w.Close()
-	h := w.AddHost("h", map[string]*crawltest.Page{
-		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
-		"/":           {Body: `<a href="/a">a</a>`},
-		"/a":          {Body: `<title>A</title>`},
-	})
-	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-	defer db.Close()
+	h, db := twoPages(t)
 	run := func(recrawl time.Duration, until func() bool, within time.Duration) {
 		t.Helper()
 		cfg := testConfig(h.URL("/"))
 		cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, recrawl
-		c, err := New(db, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), within)
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- c.Run(ctx) }()
-		if until == nil {
-			// Drains by itself (no recrawl).
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		for !until() && ctx.Err() == nil {
-			time.Sleep(10 * time.Millisecond)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		runFor(t, db, cfg, within, until)
 	}
 	fetched := func(n int) func() bool {
 		return func() bool { return h.Count("/") >= n && h.Count("/a") >= n }
@@ -247,5 +219,231 @@ func TestRecrawlScheduleFollowsTheInterval(t *testing.T) {
 	}
 	for _, v := range h.Violations(20*time.Millisecond, crawltest.Slack, nil) {
 		t.Error(v)
+	}
+}
+
+// twoPages is a host whose / links /a, and a fresh state file, both
+// closed when the test ends.
+func twoPages(t *testing.T) (*crawltest.Host, *storage.DB) {
+	w := crawltest.NewWeb()
+	t.Cleanup(w.Close)
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/a">a</a>`},
+		"/a":          {Body: `<title>A</title>`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	t.Cleanup(func() { db.Close() })
+	return h, db
+}
+
+// runFor runs a crawl of cfg on db until until holds (nil: until it
+// drains) or d has passed.
+func runFor(t *testing.T, db *storage.DB, cfg Config, d time.Duration, until func() bool) {
+	t.Helper()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	if until != nil {
+		for !until() && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A daemon (1s) stops with its pages scheduled; an offline start without
+// an interval (`politecrawl seed` with a config lacking
+// daemon.recrawl_interval) makes the next daemon run sweep; it restarts
+// after the pages fell due, and they are queued for their rechecks before
+// the sweep comes to them. Each page is due once: it must be fetched once
+// (the sweep queued them a second time).
+func TestRecrawlSweepSkipsQueuedRechecks(t *testing.T) {
+	h, db := twoPages(t)
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, time.Second
+	runFor(t, db, cfg, 5*time.Second, func() bool { return h.Count("/a") >= 1 })
+	off := cfg
+	off.Recrawl = 0
+	if _, err := New(db, off); err != nil { // restore only, as seed does
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // the schedule falls due
+	b := h.Count("/a")
+	runFor(t, db, cfg, 700*time.Millisecond, nil) // < interval: one recheck each
+	if n := h.Count("/a") - b; n != 1 {
+		t.Errorf("/a fetched %d times for one due recheck", n)
+	}
+}
+
+// A sweep cut short (after one chunk), a run without an interval that
+// fetches new pages, then the daemon again: the sweep starts over, and the
+// new pages are scheduled too (resumed, it skipped those before its
+// cursor and recorded the schedule as made).
+func TestRecrawlSweepStartsOverAfterARunWithout(t *testing.T) {
+	h, db := twoPages(t)
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay = 20 * time.Millisecond
+	off := cfg
+	off.Recrawl, off.Seeds = 0, nil
+	if _, err := New(db, off); err != nil { // a file crawled without an interval
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	db.Update(func(tx *storage.Tx) error {
+		for i := range 1500 {
+			u := fmt.Sprintf("http://zzz.test/%04d", i)
+			if err := tx.PutURL(&storage.URLRecord{URL: u, State: storage.Fetched, Status: 200, FetchedAt: now, CheckedAt: now}, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	on := cfg
+	on.Recrawl, on.Seeds = time.Hour, nil
+	c, err := New(db, on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sweepSome(); err != nil { // one chunk, then killed
+		t.Fatal(err)
+	}
+	db.View(func(tx *storage.Tx) error {
+		t.Logf("after one chunk: sweep=%q after=%q", tx.Setting(settingSweep), tx.Setting(settingSweepAfter))
+		return nil
+	})
+	off.Seeds = []string{h.URL("/")}
+	runFor(t, db, off, 10*time.Second, nil) // drains: / and /a fetched
+	on.Seeds = nil
+	runFor(t, db, on, 10*time.Second, func() bool {
+		var done bool
+		db.View(func(tx *storage.Tx) error { done = tx.Setting(settingSweep) == ""; return nil })
+		return done
+	})
+	recs := records(t, db)
+	db.View(func(tx *storage.Tx) error {
+		t.Logf("setting recrawl_interval=%q sweep=%q", tx.Setting(settingRecrawl), tx.Setting(settingSweep))
+		return nil
+	})
+	for _, p := range []string{"/", "/a"} {
+		r := recs[h.URL(p)]
+		t.Logf("%s state %s next_check %v", p, r.State, r.NextCheck)
+		if r.State == storage.Fetched && r.NextCheck.IsZero() {
+			t.Errorf("%s: fetched, never scheduled, and the schedule is recorded as made", p)
+		}
+	}
+	if r := recs["http://zzz.test/1499"]; r.NextCheck.IsZero() {
+		t.Errorf("zzz/1499 not scheduled")
+	}
+}
+
+// The interval goes up 1h -> 2h: a failed page due in 50 min, with no
+// fetch time to count from, keeps its time (it was made due at once).
+func TestRecrawlSweepKeepsATimelessSchedule(t *testing.T) {
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig()
+	cfg.Recrawl = time.Hour
+	if _, err := New(db, cfg); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	next := now.Add(50 * time.Minute).Round(0)
+	db.Update(func(tx *storage.Tx) error {
+		tx.SetSetting(settingRecrawl, "1h0m0s")
+		tx.ScheduleDue(storage.Due{At: next, Kind: storage.DuePage, URL: "http://f.test/x"})
+		return tx.PutURL(&storage.URLRecord{URL: "http://f.test/x", State: storage.Failed, Error: "dial tcp: connection refused (gave up after 3 attempts)", NextCheck: next}, "")
+	})
+	cfg.Recrawl = 2 * time.Hour
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.sweep == nil {
+		t.Fatal("no sweep")
+	}
+	for c.sweep != nil {
+		if err := c.sweepSome(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := records(t, db)["http://f.test/x"]
+	t.Logf("failed page: next_check was %v (now+50m), now %v (now+%v)", next, r.NextCheck, r.NextCheck.Sub(now).Round(time.Second))
+	if r.NextCheck.Before(next) {
+		t.Errorf("a longer interval made a failed page due earlier")
+	}
+}
+
+// A state file from before the interval was kept: pages crawled without
+// an interval, then a daemon run (an old binary) that left one due entry.
+// The plain crawl's pages are scheduled all the same.
+func TestRecrawlSweepOfAnOldFile(t *testing.T) {
+	h, db := twoPages(t)
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay = 20 * time.Millisecond
+	runFor(t, db, cfg, 10*time.Second, nil)
+	db.Update(func(tx *storage.Tx) error {
+		tx.SetSetting(settingRecrawl, "") // as before the change
+		return tx.ScheduleDue(storage.Due{At: time.Now().Add(time.Hour).Round(0), Kind: storage.DueSitemap, URL: "http://other.test/sitemap.xml"})
+	})
+	cfg.Recrawl = time.Hour
+	runFor(t, db, cfg, 5*time.Second, func() bool {
+		var done bool
+		db.View(func(tx *storage.Tx) error { done = tx.Setting(settingRecrawl) == "1h0m0s"; return nil })
+		return done
+	})
+	for _, p := range []string{"/", "/a"} {
+		r := records(t, db)[h.URL(p)]
+		if r.NextCheck.IsZero() {
+			t.Errorf("%s never scheduled; schedule recorded as made", p)
+		}
+	}
+}
+
+// TestRereadSitemapDropsEarlyEntries: a sitemap's re-read entry that comes
+// less than an interval after its last read is stale (a sweep schedules
+// every read sitemap, whatever entries it had; sitemap entries carry no
+// time to match): the sitemap stays read. One an interval after makes it
+// pending again.
+func TestRereadSitemapDropsEarlyEntries(t *testing.T) {
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig()
+	cfg.Recrawl = time.Hour
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := c.cfg.Now()
+	for _, tc := range []struct {
+		readAgo time.Duration
+		want    string
+	}{{30 * time.Minute, smRead}, {59 * time.Minute, smRead}, {time.Hour, smPending}, {2 * time.Hour, smPending}} {
+		const sm = "http://s.test/sitemap.xml"
+		var got string
+		if err := c.update(func(tx *storage.Tx) error {
+			if err := tx.PutSitemap(&storage.SitemapRecord{URL: sm, Host: "s.test", State: smRead, FetchedAt: now.Add(-tc.readAgo)}); err != nil {
+				return err
+			}
+			if err := c.rereadSitemap(tx, sm); err != nil {
+				return err
+			}
+			r, err := tx.GetSitemap(sm)
+			got = r.State
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("read %v ago, an entry due now leaves it %s, want %s", tc.readAgo, got, tc.want)
+		}
 	}
 }

@@ -41,7 +41,7 @@ type URLRecord struct {
 	Bytes        int64     `json:"bytes,omitempty"`
 	LinksDropped int       `json:"links_dropped,omitempty"` // links past limits.max_links_per_page: counted, not queued
 	CheckedAt    time.Time `json:"checked_at,omitzero"`     // last recrawl check, 304 included
-	NextCheck    time.Time `json:"next_check,omitzero"`     // when the recrawl is due; zero while queued
+	NextCheck    time.Time `json:"next_check,omitzero"`     // when the recrawl is due; CheckQueued while queued for it, zero if never scheduled
 }
 
 // HostRecord is the politeness state of one authority (host[:port]) that
@@ -88,3 +88,12 @@ type SitemapRecord struct {
 	Attempts   int            `json:"attempts,omitempty"`
 	FetchedAt  time.Time      `json:"fetched_at,omitzero"`
 }
+
+// CheckQueued is the NextCheck of a page queued for its recheck: told
+// apart from a page never scheduled (zero), so that redoing a recrawl
+// schedule does not queue it twice.
+var CheckQueued = time.Unix(1, 0).UTC()
+
+// Scheduled reports whether r has a recheck due at a time (not queued for
+// it, not unscheduled).
+func (r *URLRecord) Scheduled() bool { return !r.NextCheck.IsZero() && !r.NextCheck.Equal(CheckQueued) }

@@ -268,7 +268,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 				perHost[u.Host]++
 			}
 		}
-		if r.State == Fetched && !r.NextCheck.IsZero() {
+		if r.State == Fetched && r.Scheduled() {
 			due = append(due, Due{At: r.NextCheck, Kind: DuePage, URL: r.URL})
 		}
 		return nil
