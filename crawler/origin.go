@@ -186,6 +186,7 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		}
 		prev := rec.State // queued, or fetched for a recheck
 		rec.State, rec.Error = storage.Failed, reason
+		unqueued(rec)
 		c.event(Event{URL: rec.URL, State: string(storage.Failed), Reason: reason})
 		if err := tx.PutURL(rec, prev); err != nil {
 			return err

@@ -2,20 +2,27 @@ package crawler
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
+// unqueued marks a page whose recheck was decided (fetched, failed,
+// refused) as no longer queued for it.
+func unqueued(rec *storage.URLRecord) {
+	if rec.NextCheck.Equal(storage.CheckQueued) {
+		rec.NextCheck = time.Time{}
+	}
+}
+
 // scheduleCheck makes a fetched (or failed) page due again Recrawl after
 // now. The due entry carries the time, and so does the record: an entry
 // whose time no longer matches the record's NextCheck is stale.
 func (c *Crawler) scheduleCheck(tx *storage.Tx, rec *storage.URLRecord) error {
 	if c.cfg.Recrawl <= 0 || rec.State != storage.Fetched && rec.State != storage.Failed {
-		if rec.NextCheck.Equal(storage.CheckQueued) {
-			rec.NextCheck = time.Time{} // its recheck is done: no longer queued
-		}
+		unqueued(rec)
 		return nil
 	}
 	at := c.cfg.Now().Add(c.cfg.Recrawl).Round(0)
@@ -142,7 +149,7 @@ func (c *Crawler) lastmodNewer(tx *storage.Tx, url string, lastmod time.Time) (b
 // (whose pages get no schedule) makes the next sweep start over.
 const (
 	settingRecrawl    = "recrawl_interval" // the interval the schedule was made with ("0s": pages fetched since have none)
-	settingSweep      = "recrawl_sweep"    // the interval of a sweep under way
+	settingSweep      = "recrawl_sweep"    // the interval of a sweep under way ("<interval>[ scheduled-only]")
 	settingSweepAfter = "recrawl_sweep_after"
 	sweepChunk        = 1000 // records per transaction
 )
@@ -151,6 +158,11 @@ const (
 type recrawlSweep struct {
 	interval string
 	after    string // the last record key done
+	// scheduledOnly: a state file from before the interval was kept,
+	// with a schedule. There a page queued for its recheck has no mark
+	// (its NextCheck is zero, as a page never scheduled): only pages
+	// scheduled already are done, so as not to queue such a page twice.
+	scheduledOnly bool
 }
 
 // planSweep decides, as a crawl starts, whether the recrawl schedule must
@@ -177,15 +189,21 @@ func (c *Crawler) planSweep(tx *storage.Tx) error {
 	if prev == want {
 		return nil
 	}
-	if tx.Setting(settingSweep) != want {
-		if err := tx.SetSetting(settingSweep, want); err != nil {
+	sweep := want
+	if prev == "" && tx.CountDue() > 0 {
+		sweep += " scheduled-only"
+	}
+	if f := strings.Fields(tx.Setting(settingSweep)); len(f) > 0 && f[0] == want {
+		sweep = tx.Setting(settingSweep) // the same sweep, cut short: go on
+	} else {
+		if err := tx.SetSetting(settingSweep, sweep); err != nil {
 			return err
 		}
 		if err := tx.SetSetting(settingSweepAfter, ""); err != nil {
 			return err
 		}
 	}
-	c.sweep = &recrawlSweep{interval: want, after: tx.Setting(settingSweepAfter)}
+	c.sweep = &recrawlSweep{interval: want, after: tx.Setting(settingSweepAfter), scheduledOnly: strings.HasSuffix(sweep, " scheduled-only")}
 	c.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev)
 	return nil
 }
@@ -204,7 +222,8 @@ func (c *Crawler) sweepSome() error {
 	return c.update(func(tx *storage.Tx) error {
 		var recs []*storage.URLRecord
 		last, more, err := tx.ForEachURLAfter(s.after, sweepChunk, func(r *storage.URLRecord) error {
-			if (r.State == storage.Fetched || r.State == storage.Failed) && !r.NextCheck.Equal(storage.CheckQueued) {
+			if (r.State == storage.Fetched || r.State == storage.Failed) && !r.NextCheck.Equal(storage.CheckQueued) &&
+				(!s.scheduledOnly || r.Scheduled()) {
 				recs = append(recs, r)
 			}
 			return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -382,18 +383,14 @@ func TestRecrawlSweepKeepsATimelessSchedule(t *testing.T) {
 	}
 }
 
-// A state file from before the interval was kept: pages crawled without
-// an interval, then a daemon run (an old binary) that left one due entry.
-// The plain crawl's pages are scheduled all the same.
+// A state file from before the interval was kept, crawled without one
+// (no schedule at all): run with an interval, its pages are scheduled.
 func TestRecrawlSweepOfAnOldFile(t *testing.T) {
 	h, db := twoPages(t)
 	cfg := testConfig(h.URL("/"))
 	cfg.DefaultDelay = 20 * time.Millisecond
 	runFor(t, db, cfg, 10*time.Second, nil)
-	db.Update(func(tx *storage.Tx) error {
-		tx.SetSetting(settingRecrawl, "") // as before the change
-		return tx.ScheduleDue(storage.Due{At: time.Now().Add(time.Hour).Round(0), Kind: storage.DueSitemap, URL: "http://other.test/sitemap.xml"})
-	})
+	db.Update(func(tx *storage.Tx) error { return tx.SetSetting(settingRecrawl, "") }) // as before
 	cfg.Recrawl = time.Hour
 	runFor(t, db, cfg, 5*time.Second, func() bool {
 		var done bool
@@ -401,10 +398,75 @@ func TestRecrawlSweepOfAnOldFile(t *testing.T) {
 		return done
 	})
 	for _, p := range []string{"/", "/a"} {
-		r := records(t, db)[h.URL(p)]
-		if r.NextCheck.IsZero() {
-			t.Errorf("%s never scheduled; schedule recorded as made", p)
+		if r := records(t, db)[h.URL(p)]; !r.Scheduled() {
+			t.Errorf("%s not scheduled (next check %v); schedule recorded as made", p, r.NextCheck)
 		}
+	}
+}
+
+// A state file from before the interval was kept, crawled as a daemon and
+// stopped while / and /a were queued for their recheck (NextCheck zero, as
+// the old requeue left it): with the same interval, each is fetched once
+// (the sweep must not take them for pages never scheduled and queue them
+// again). In such a file, pages never scheduled stay so: they cannot be
+// told from queued rechecks.
+func TestRecrawlSweepOfAnOldDaemonFile(t *testing.T) {
+	h, db := twoPages(t)
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay = 20 * time.Millisecond
+	runFor(t, db, cfg, 10*time.Second, nil) // drains
+	old := time.Now().Add(-2 * time.Hour).UTC()
+	if err := db.Update(func(tx *storage.Tx) error {
+		for _, s := range []string{settingRecrawl, settingSweep, settingSweepAfter} {
+			if err := tx.SetSetting(s, ""); err != nil {
+				return err
+			}
+		}
+		// Other pages of the old daemon's crawl are scheduled.
+		if err := tx.ScheduleDue(storage.Due{At: time.Now().Add(time.Hour).Round(0), Kind: storage.DuePage, URL: "http://other.test/x"}); err != nil {
+			return err
+		}
+		for _, p := range []string{"/", "/a"} {
+			r, err := tx.GetURL(h.URL(p))
+			if err != nil {
+				return err
+			}
+			r.FetchedAt, r.CheckedAt, r.NextCheck, r.Attempts = old, old, time.Time{}, 0
+			if err := tx.PutURL(r, r.State); err != nil {
+				return err
+			}
+			if err := tx.Enqueue(urlnorm.Authority(r.URL), r.URL); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b, ba := h.Count("/"), h.Count("/a")
+	cfg.Recrawl, cfg.Seeds = time.Hour, nil
+	runFor(t, db, cfg, 1500*time.Millisecond, func() bool { return false })
+	if n, na := h.Count("/")-b, h.Count("/a")-ba; n != 1 || na != 1 {
+		t.Errorf("one due recheck each: / fetched %d times, /a %d times", n, na)
+	}
+}
+
+// A recheck that robots.txt now disallows is settled without a fetch: its
+// record is no longer marked queued for a recheck.
+func TestRecrawlDisallowedRecheckIsNotQueued(t *testing.T) {
+	h, db := twoPages(t)
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl, cfg.RobotsTTL = 20*time.Millisecond, 300*time.Millisecond, 100*time.Millisecond
+	runFor(t, db, cfg, 10*time.Second, func() bool {
+		if h.Count("/a") >= 1 {
+			h.SetPage("/robots.txt", &crawltest.Page{Body: "User-agent: *\nDisallow: /a\n"})
+			r := records(t, db)[h.URL("/a")]
+			return r != nil && r.State == storage.Disallowed
+		}
+		return false
+	})
+	if r := records(t, db)[h.URL("/a")]; r.State != storage.Disallowed || r.NextCheck.Equal(storage.CheckQueued) {
+		t.Errorf("/a after its recheck was disallowed: %s, next check %v; want disallowed, not marked queued", r.State, r.NextCheck)
 	}
 }
 

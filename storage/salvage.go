@@ -260,7 +260,9 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 			}
 		}
 		counts[r.State]++
-		if r.State == Queued {
+		if r.State == Queued || r.NextCheck.Equal(CheckQueued) {
+			// A decided page queued for its recheck has a queue entry
+			// too: kept, or made again if lost.
 			queuedURLs[r.URL] = true
 		}
 		if r.State != Skipped {
@@ -268,7 +270,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 				perHost[u.Host]++
 			}
 		}
-		if r.State == Fetched && r.Scheduled() {
+		if (r.State == Fetched || r.State == Failed) && r.Scheduled() {
 			due = append(due, Due{At: r.NextCheck, Kind: DuePage, URL: r.URL})
 		}
 		return nil

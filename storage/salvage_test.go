@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func mustConsistent(t *testing.T, path string) (records int) {
 		tx.ForEachURL(func(r *URLRecord) error {
 			counts[r.State]++
 			records++
-			if r.State == Queued {
+			if r.State == Queued || r.NextCheck.Equal(CheckQueued) {
 				queued[r.URL] = true
 			}
 			return nil
@@ -191,4 +192,59 @@ func TestPeriodicBackup(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestSalvageKeepsQueuedRechecks: a fetched page queued for its recheck
+// (NextCheck CheckQueued) keeps its queue entry through a salvage, and one
+// whose entry was lost is queued again; a scheduled failed page keeps its
+// schedule. Salvage dropped such entries as "URL record was lost", and the
+// page was never rechecked again.
+func TestSalvageKeepsQueuedRechecks(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s.db")
+	d, err := Open(src, Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kept, lost, failed = "http://h.test/kept", "http://h.test/lost", "http://h.test/failed"
+	at := time.Now().Add(time.Hour).Round(0).UTC()
+	err = d.Update(func(tx *Tx) error {
+		for _, u := range []string{kept, lost} {
+			if err := tx.PutURL(&URLRecord{URL: u, State: Fetched, Status: 200, NextCheck: CheckQueued}, ""); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutURL(&URLRecord{URL: failed, State: Failed, Error: "x", NextCheck: at}, ""); err != nil {
+			return err
+		}
+		if err := tx.ScheduleDue(Due{At: at, Kind: DuePage, URL: failed}); err != nil {
+			return err
+		}
+		return tx.Enqueue("h.test", kept)
+	})
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "new.db")
+	if _, err := Salvage(src, dst, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	mustConsistent(t, dst)
+	d, err = Open(dst, Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.View(func(tx *Tx) error {
+		var queued []string
+		tx.ForEachQueued("h.test", func(_ uint64, u string) error { queued = append(queued, u); return nil })
+		slices.Sort(queued)
+		if want := []string{kept, lost}; !slices.Equal(queued, want) {
+			t.Errorf("queued after salvage: %q, want %q", queued, want)
+		}
+		if next, ok := tx.NextDue(); tx.CountDue() != 1 || !ok || !next.Equal(at) {
+			t.Errorf("after salvage: %d due, the next at %v; want the failed page's, at %v", tx.CountDue(), next, at)
+		}
+		return nil
+	})
 }
