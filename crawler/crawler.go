@@ -33,7 +33,6 @@ type Crawler struct {
 
 	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
 	tasks        chan task         // to the workers (see aheadOf); nil outside Run
-	results      chan result       // from the workers, and from CancelHosts (see cuts); nil outside Run
 	received     []result          // results back from workers, waiting to be recorded
 	receivedSize int               // their weight in memory (see resultSize)
 	pending      []*pendingPage    // link-heavy pages whose links are being admitted
@@ -299,7 +298,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// for a result of each, so no worker blocks on its last send.
 	tasks := make(chan task, maxWorkers+aheadOf(maxWorkers))
 	results := make(chan result, maxWorkers+aheadOf(maxWorkers))
-	c.tasks, c.results, c.cuts.results = tasks, results, results
+	c.tasks, c.cuts.results = tasks, results
 	// At most one note per task.
 	c.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup

@@ -365,7 +365,8 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 			}
 			node.stopServing(other.Authority())
 			start := time.Now()
-			if n := c.CancelHosts(isOther); n != 1 && tc.cuts == 0 {
+			// After repeated cuts the host may have nothing left to cut.
+			if n := c.CancelHosts(isOther); n > 1 || n == 0 && tc.cuts == 0 {
 				t.Fatalf("CancelHosts cut %d tasks, want 1", n)
 			}
 			waitFor(t, ctx, "other's task to come back", func() bool {
@@ -384,11 +385,13 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 			})
 			// The worker then came to the tasks taken back; had it run
 			// one, its second result would count as a request ended that
-			// never started.
-			time.Sleep(100 * time.Millisecond)
+			// never started (in flight -1).
 			var inflight int
-			if err := c.do(ctx, func() { inflight = c.inflight }); err != nil || inflight != 0 || c.cuts.waiting() != 0 {
-				t.Errorf("tasks in flight at the end: %d (%v), %d taken back not skipped; want 0, 0", inflight, err, c.cuts.waiting())
+			waitFor(t, ctx, "the tasks taken back skipped", func() bool {
+				return c.do(ctx, func() { inflight = c.inflight }) == nil && inflight <= 0 && c.cuts.waiting() == 0
+			})
+			if inflight != 0 {
+				t.Errorf("tasks in flight at the end: %d, want 0", inflight)
 			}
 			cancel()
 			if err := <-done; err != nil {

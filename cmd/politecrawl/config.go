@@ -250,7 +250,7 @@ func resolveState(state, configPath string, fromFile bool) string {
 }
 
 // invalidKeys matches mapstructure's report of misspelt keys in one
-// section (” is the top level).
+// section (an empty section name is the top level).
 var invalidKeys = regexp.MustCompile(`'([^']*)' has invalid keys: ([^\n]*)`)
 
 // unknownKeys rewrites mapstructure's messages into one line: misspelt

@@ -155,7 +155,15 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 
 // connect opens a NATS connection that keeps trying to reconnect.
 func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jetstream.JetStream, error) {
-	var waited atomic.Bool // said it waits for the server
+	// Whether the node said it waits for its server, so that the line
+	// saying it answers comes after it, once (the connection may come
+	// while it is being said).
+	const (
+		notYet = iota
+		waiting
+		connected
+	)
+	var wait atomic.Int32
 	opts := []nats.Option{nats.Name("politecrawl " + cfg.Node), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond), nats.Timeout(5 * time.Second)}
 	if log != nil {
@@ -165,14 +173,17 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jet
 		// no deadline), trying every 250 ms.
 		opts = append(opts, nats.RetryOnFailedConnect(true),
 			nats.ConnectHandler(func(nc *nats.Conn) {
-				if waited.Load() {
+				if wait.Swap(connected) == waiting {
 					log.Info("cluster: NATS server answers", "server", nc.ConnectedUrlRedacted())
 				}
 			}))
 		// Said once each way: without them, a lost server showed only as
 		// failing heartbeats, every 0.75 s, until the leases expired.
 		opts = append(opts,
-			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+				if nc.IsClosed() {
+					return // this node's own Close, not a loss
+				}
 				log.Warn("cluster: lost the NATS server; trying again every 250ms (this node stops fetching its shards before their leases can pass to another)", "err", err)
 			}),
 			nats.ReconnectHandler(func(nc *nats.Conn) {
@@ -188,8 +199,7 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jet
 		nc.Close()
 		return nil, nil, fmt.Errorf("cluster: jetstream: %w", err)
 	}
-	if !nc.IsConnected() && log != nil {
-		waited.Store(true)
+	if log != nil && !nc.IsConnected() && wait.CompareAndSwap(notYet, waiting) {
 		log.Warn("cluster: no NATS server answers yet; waiting for it", "servers", cfg.URLs())
 	}
 	if _, err := js.AccountInfo(ctx); err != nil {
