@@ -103,24 +103,12 @@ func TestNoticeWhenOnlyRobotsRetriesRemain(t *testing.T) {
 			cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
 			defer db.Close()
-			c, err := New(db, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- c.Run(ctx) }()
+			var until func() bool // a batch run drains by itself
 			if tc.recrawl > 0 {
 				// A daemon never ends on its own: stopped once it said so.
-				for !strings.Contains(logs.String(), "only waiting on unreachable robots.txt") && ctx.Err() == nil {
-					time.Sleep(10 * time.Millisecond)
-				}
-				cancel()
+				until = func() bool { return strings.Contains(logs.String(), "only waiting on unreachable robots.txt") }
 			}
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
+			runFor(t, db, cfg, 20*time.Second, until)
 			notices := strings.Count(logs.String(), "only waiting on unreachable robots.txt")
 			// One notice per retry wait (each names a new retry time),
 			// never one per loop turn.
