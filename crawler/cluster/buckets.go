@@ -43,7 +43,7 @@ func openBucket(ctx context.Context, js jetstream.JetStream, name, desc string, 
 		Storage:     jetstream.FileStorage, // a restarted server must not forget leases
 		Replicas:    replicas,
 	}
-	return createRetrying(ctx, func() (jetstream.KeyValue, error) {
+	return createRetrying(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
 		kv, err := js.CreateKeyValue(ctx, cfg)
 		if err == nil {
 			return kv, nil

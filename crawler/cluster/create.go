@@ -10,8 +10,15 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// createAttempts bounds createRetrying.
-const createAttempts = 5
+// createAttempts bounds createRetrying, and createTry each attempt: an
+// answer lost while the servers agree on who creates (nats-server 2.9.10
+// clustered left the loser of concurrent creates unanswered now and then:
+// TestClusterOnNATSServers, a node's whole 30 s start) costs one try,
+// not the start.
+const (
+	createAttempts = 5
+	createTry      = 5 * time.Second
+)
 
 // createRetrying runs create (a create-or-open of a stream or bucket)
 // again after a failure, a few times, 100 ms apart and more. Every node
@@ -21,12 +28,15 @@ const createAttempts = 5
 // overlap with an existing stream" instead of the existing one, and the
 // same call a moment later finds it. A context error is returned at once
 // (with the last create's error when it came during a wait), and so is an
-// error no later try can mend (see final).
-func createRetrying[T any](ctx context.Context, create func() (T, error)) (T, error) {
+// error no later try can mend (see final). create gets the try's context.
+func createRetrying[T any](ctx context.Context, create func(context.Context) (T, error)) (T, error) {
 	var v T
 	var err error
 	for i := range createAttempts {
-		if v, err = create(); err == nil || ctx.Err() != nil || final(err) {
+		tctx, cancel := context.WithTimeout(ctx, createTry)
+		v, err = create(tctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || final(err) {
 			return v, err
 		}
 		if i == createAttempts-1 {
@@ -99,7 +109,7 @@ func (m openMode) differs(kind, name, gotDesc, wantDesc string) (bool, error) {
 // under -race), and a create that loses to another node's opens that
 // node's stream.
 func openStream(ctx context.Context, js jetstream.JetStream, mode openMode, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
-	return createRetrying(ctx, func() (jetstream.Stream, error) {
+	return createRetrying(ctx, func(ctx context.Context) (jetstream.Stream, error) {
 		s, err := js.Stream(ctx, cfg.Name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			if s, err = js.CreateStream(ctx, cfg); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
@@ -124,7 +134,7 @@ func openStream(ctx context.Context, js jetstream.JetStream, mode openMode, cfg 
 
 // openKeyValue is openStream for a key-value bucket.
 func openKeyValue(ctx context.Context, js jetstream.JetStream, mode openMode, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	return createRetrying(ctx, func() (jetstream.KeyValue, error) {
+	return createRetrying(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
 		kv, err := js.KeyValue(ctx, cfg.Bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			if kv, err = js.CreateKeyValue(ctx, cfg); errors.Is(err, jetstream.ErrBucketExists) {

@@ -44,7 +44,7 @@ func TestCreateRetrying(t *testing.T) {
 				}
 				calls := 0
 				start := time.Now()
-				v, err := createRetrying(ctx, func() (int, error) {
+				v, err := createRetrying(ctx, func(context.Context) (int, error) {
 					calls++
 					if calls <= tc.fails {
 						return 0, tc.err
@@ -68,7 +68,7 @@ func TestCreateRetryingCancelledDuringWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(50*time.Millisecond, cancel)
-		_, err := createRetrying(ctx, func() (int, error) { return 0, errors.New("subjects overlap") })
+		_, err := createRetrying(ctx, func(context.Context) (int, error) { return 0, errors.New("subjects overlap") })
 		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "subjects overlap") {
 			t.Errorf("err = %v, want context.Canceled and the last try's error", err)
 		}
@@ -201,4 +201,30 @@ func TestClientKeepsTheCrawlsSettings(t *testing.T) {
 	if info, err := h.stream.Info(ctx); err != nil || info.Config.Description != bucketDescription(8) {
 		t.Errorf("handoff stream after the refused client: %q (%v), want %q", info.Config.Description, err, bucketDescription(8))
 	}
+}
+
+// TestCreateRetryingCutsAnUnansweredTry: a try whose answer never comes
+// (nats-server 2.9.10 clustered, now and then, for the loser of
+// concurrent creates) is cut after createTry and tried again, rather than
+// holding the node's start until its deadline.
+func TestCreateRetryingCutsAnUnansweredTry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		calls := 0
+		start := time.Now()
+		v, err := createRetrying(ctx, func(ctx context.Context) (int, error) {
+			if calls++; calls == 1 {
+				<-ctx.Done() // no answer
+				return 0, ctx.Err()
+			}
+			return 42, nil
+		})
+		if err != nil || v != 42 || calls != 2 {
+			t.Errorf("%d calls, %v, %v; want 2 calls, 42", calls, v, err)
+		}
+		if d, want := time.Since(start), createTry+100*time.Millisecond; d != want {
+			t.Errorf("took %v, want %v (one try's limit and the first wait)", d, want)
+		}
+	})
 }
