@@ -127,7 +127,7 @@ func (c *Crawler) handOver() error {
 // hosts whose next URLs it made visible get their turn.
 func (c *Crawler) committed(j *groupcommit.Job[Event]) error {
 	c.cfg.Metrics.committed(j.Took, j.Results)
-	c.sched.Committed(j.Gen, c.cfg.Now())
+	c.front.Committed(j.Gen, c.cfg.Now())
 	if c.cfg.Observe != nil {
 		for _, e := range j.Events {
 			c.cfg.Observe(e)
@@ -153,12 +153,7 @@ func (c *Crawler) receive(r result) error {
 		return fmt.Errorf("record results: archive %s: %w", r.task.url, r.archiveErr)
 	}
 	c.inflight--
-	if !r.sent.IsZero() && c.flying[r.task.host] == r.task.claim && c.sched.WantsSent(r.task.host) {
-		// The result came before its sent note (or the note never
-		// came): the IP group need not wait for the result's record.
-		c.sched.Sent(r.task.host, r.sent, c.cfg.Now())
-	}
-	delete(c.flying, r.task.host)
+	c.front.Back(r.task.host, r.task.claim, r.sent, c.cfg.Now())
 	if bigPage(r) {
 		c.startPending(r)
 		return nil
@@ -183,21 +178,11 @@ func releasable(r result) bool {
 		r.page.Status != http.StatusTooManyRequests && r.page.Status < 500
 }
 
-// release ends r's request in the schedule: its start counts for the
-// host's (and IP group's) spacing from when it was written, and the slot
-// is open for the next URL.
-func (c *Crawler) release(r *result) {
-	now := c.cfg.Now()
-	host := r.task.host
-	if !r.sent.IsZero() {
-		c.sched.Started(host, r.sent)
-	}
-	c.sched.Done(host, now)
-	if r.ip != "" {
-		c.sched.SetGroup(host, r.ip, now)
-	}
-	r.released = true
-	c.setWork(host, c.host(host))
+// release ends r's claim: its start counts for the host's (and IP
+// group's) spacing from when it was written, and the slot is open for the
+// next URL. It reports false if the claim had ended already.
+func (c *Crawler) release(r *result) bool {
+	return c.front.Release(r.task.host, r.task.claim, r.sent, r.ip, c.cfg.Now())
 }
 
 // recordReceived records the first n received results, in the order

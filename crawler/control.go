@@ -9,6 +9,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -82,7 +83,7 @@ func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
 				res.Outcome = "invalid: " + err.Error()
 			case tx.Seen(n):
 				res.Outcome = "known"
-			case !c.admit.InScope(n):
+			case !c.front.InScope(n):
 				res.Outcome = "out of scope"
 			default:
 				if err := c.discover(tx, frontier.Candidate{URL: n, Via: "seed"}); err != nil {
@@ -147,7 +148,7 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 			c.cfg = old
 			return changes, err
 		}
-		c.admit.SetScope(scope)
+		c.front.SetScope(scope)
 		changes = append(changes, fmt.Sprintf("scope: %v", scope.Hosts()))
 	}
 	// Seeding is idempotent: known seeds are left alone.
@@ -170,20 +171,15 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 
 // reapplyDelays recomputes every host's spacing from its robots.txt.
 func (c *Crawler) reapplyDelays(now time.Time) {
-	done := map[string]bool{}
+	rules := map[string]*robots.Robots{}
 	c.robots.Each(func(origin string, o *robotscache.Origin) {
 		host := urlnorm.Authority(origin)
-		if o.Rules() != nil && !done[host] {
-			c.applyDelays(host, o.Rules(), now)
-			done[host] = true
+		if o.Rules() != nil && rules[host] == nil {
+			rules[host] = o.Rules()
 		}
 	})
-	for name := range c.hosts {
-		if !done[name] {
-			d := c.interval(0, 0)
-			c.sched.SetInterval(name, d, now)
-		}
-	}
+	c.front.SetDelays(frontier.DelayPolicy{Default: c.cfg.DefaultDelay, Max: c.cfg.MaxDelay},
+		func(host string) *robots.Robots { return rules[host] }, c.cfg.Agent, now)
 }
 
 func sameStrings(a, b []string) bool {

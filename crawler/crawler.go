@@ -26,22 +26,19 @@ type Crawler struct {
 	log      *slog.Logger
 	fetcher  *fetch.Fetcher
 	parseBig parseGate // bounds concurrent parses of big pages (memory)
-	sched    *frontier.Scheduler
-	admit    *frontier.Admitter
-	hosts    map[string]*hostWork
-	robots   *robotscache.Cache // every origin's robots.txt lifecycle
+	// front owns every host: admission, queues, slots, claims, backoff
+	// and the work besides the queue (robots.txt hops: tasks).
+	front  *frontier.Frontier[task]
+	robots *robotscache.Cache // every origin's robots.txt lifecycle
 
-	inflight     int               // tasks handed to workers and not back yet (waiting ones too)
-	tasks        chan task         // to the workers (see aheadOf); nil outside Run
-	received     []result          // results back from workers, waiting to be recorded
-	receivedSize int               // their weight in memory (see resultSize)
-	pending      []*pendingPage    // link-heavy pages whose links are being admitted
-	flying       map[string]uint64 // hosts with a request in flight, and its claim (see task.claim)
-	claims       uint64            // tasks dispatched so far
-	sentNotes    chan sentNote     // from workers: spaced requests that went out (see task.notifySent)
-	fenced       map[string]bool   // hosts a cluster node may not serve now (see Node)
-	nextDue      time.Time         // earliest scheduled recrawl; zero if none
-	sweep        *recrawlSweep     // the recrawl schedule being redone; nil if none
+	inflight     int            // tasks handed to workers and not back yet (waiting ones too)
+	tasks        chan task      // to the workers (see aheadOf); nil outside Run
+	received     []result       // results back from workers, waiting to be recorded
+	receivedSize int            // their weight in memory (see resultSize)
+	pending      []*pendingPage // link-heavy pages whose links are being admitted
+	sentNotes    chan sentNote  // from workers: spaced requests that went out (see task.notifySent)
+	nextDue      time.Time      // earliest scheduled recrawl; zero if none
+	sweep        *recrawlSweep  // the recrawl schedule being redone; nil if none
 	// commits holds the batch being built and the one being committed;
 	// each batch's outcomes (Events) are reported once it committed
 	// (see commit.go).
@@ -74,38 +71,6 @@ func (c *Crawler) growWorkers() {
 	}
 }
 
-// hostWork is what the coordinator holds for one authority besides its
-// queue, which the frontier's Host owns with the rest of the host's state
-// (counts, slot, backoff, last request).
-type hostWork struct {
-	hops     []task   // robots.txt redirect hops waiting for this host's slot
-	sitemaps []string // sitemap files on this host still to read, in order
-	nSitemap int      // sitemap files ever accepted for this host (the cap)
-}
-
-// setWork tells the schedule whether host has work besides its queue,
-// which the frontier counts itself.
-func (c *Crawler) setWork(name string, w *hostWork) {
-	c.sched.SetWork(name, len(w.hops) > 0 || len(w.sitemaps) > 0, c.cfg.Now())
-}
-
-// hasWork reports whether host has anything to fetch: queued URLs not
-// handed out, robots.txt hops, sitemap files.
-func (c *Crawler) hasWork(name string) bool {
-	if h := c.sched.Lookup(name); h != nil && h.HasQueued() {
-		return true
-	}
-	w := c.hosts[name]
-	return w != nil && (len(w.hops) > 0 || len(w.sitemaps) > 0)
-}
-
-// queuedMore counts a URL just queued for host, at position seq, in the
-// batch being built.
-func (c *Crawler) queuedMore(name string, url string, seq uint64) {
-	c.host(name)
-	c.sched.Enqueued(name, url, seq, c.cfg.Now())
-}
-
 // New prepares a crawl on db: it restores hosts, queues and robots.txt
 // state from the file and admits the seeds (seeds seen before are left as
 // they are, so a resumed crawl continues where it stopped).
@@ -118,12 +83,8 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		cfg: cfg, db: db, log: cfg.Logger,
 		fetcher:  fetch.New(withClock(cfg.Fetch, cfg.Now)),
 		parseBig: newParseGate(),
-		sched:    frontier.NewScheduler(),
-		hosts:    map[string]*hostWork{},
 		robots: robotscache.NewCache(robotscache.Policy{TTL: cfg.RobotsTTL, Retries: cfg.RobotsRetries,
 			RetryBase: cfg.RobotsRetryBase, MaxHold: cfg.MaxHold}),
-		flying:  map[string]uint64{},
-		fenced:  map[string]bool{},
 		control: make(chan call),
 		cuts:    newCuts(),
 		stopped: make(chan struct{}),
@@ -135,13 +96,18 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		syncArchive = cfg.Archive.Sync
 	}
 	c.commits = groupcommit.New(db, groupcommit.Options[Event]{Now: cfg.Now, Sync: syncArchive, Committed: c.committed})
-	c.sched.SetIPLimits(cfg.IPMaxInFlight, cfg.IPDelay, cfg.Now())
-	c.sched.SetBackoff(frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter})
 	scope, err := c.scope()
 	if err != nil {
 		return nil, err
 	}
-	if err := c.restore(scope); err != nil {
+	c.front = frontier.New[task](frontier.Options{
+		Scope: scope, Limits: cfg.Limits,
+		Delays:        frontier.DelayPolicy{Default: cfg.DefaultDelay, Max: cfg.MaxDelay},
+		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
+		Backoff: frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter},
+		Robots:  robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
+	})
+	if err := c.restore(); err != nil {
 		return nil, err
 	}
 	if err := c.loadDigests(); err != nil {
@@ -173,8 +139,7 @@ func (c *Crawler) scope() (urlnorm.Scope, error) {
 
 // restore loads everything the coordinator keeps in memory: per host, not
 // per URL.
-func (c *Crawler) restore(scope urlnorm.Scope) error {
-	now := c.cfg.Now()
+func (c *Crawler) restore() error {
 	if err := c.db.Update(c.requeueUnreachable); err != nil {
 		return err
 	}
@@ -182,10 +147,6 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 		return err
 	}
 	return c.db.Update(func(tx *storage.Tx) error {
-		counts := tx.Counts()
-		admitted := counts[storage.Queued] + counts[storage.Fetched] + counts[storage.Disallowed] + counts[storage.Failed]
-		c.admit = frontier.NewAdmitter(scope, c.cfg.Limits, admitted, c.cfg.Now)
-		c.admit.Refuse = c.refuse
 		c.crashed = tx.Flag(flagRunning)
 		if t, ok := tx.NextDue(); ok {
 			c.nextDue = t
@@ -196,63 +157,12 @@ func (c *Crawler) restore(scope urlnorm.Scope) error {
 		}); err != nil {
 			return err
 		}
-		records := map[string]storage.HostRecord{}
-		if err := tx.ForEachHost(func(h string, r storage.HostRecord) error {
-			c.host(h)
-			records[h] = r
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
-			h := c.host(r.Host)
-			if r.State != smSkipped {
-				h.nSitemap++
-			}
-			if r.State == smPending {
-				// Not read before the stop: read again; the seen set keeps
-				// its URLs from being queued twice.
-				h.sitemaps = append(h.sitemaps, r.URL)
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		queued := map[string]int{}
-		if err := tx.QueuedHosts(func(h string, n int) error {
-			c.host(h)
-			queued[h] = n
-			return nil
-		}); err != nil {
-			return err
-		}
-		for name, w := range c.hosts {
-			c.sched.RestoreHost(name, records[name], queued[name], c.crashed, now)
-			c.setWork(name, w)
-		}
-		return nil
+		return c.front.Restore(tx, c.crashed, c.cfg.Now())
 	})
 }
 
 // maxWorkers bounds Config.Workers.
 const maxWorkers = 1024
-
-// host returns what the coordinator holds for an authority, meeting it
-// (with the default spacing) the first time.
-func (c *Crawler) host(name string) *hostWork {
-	h := c.hosts[name]
-	if h == nil {
-		h = &hostWork{}
-		c.hosts[name] = h
-		c.sched.SetInterval(name, c.interval(0, 0), c.cfg.Now())
-	}
-	return h
-}
-
-// interval applies the delay formula to a host's robots.txt values.
-func (c *Crawler) interval(crawlDelay, rateInterval time.Duration) time.Duration {
-	return frontier.Delay(c.cfg.DefaultDelay, c.cfg.MaxDelay, crawlDelay, rateInterval)
-}
 
 func (c *Crawler) addSeeds(seeds []string) error {
 	return c.db.Update(func(tx *storage.Tx) error {
@@ -271,16 +181,22 @@ func (c *Crawler) addSeeds(seeds []string) error {
 
 // discover admits a candidate and, when it is queued, gives its host work.
 func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
-	if c.cfg.Node != nil && c.admit.InScope(cand.URL) {
+	if c.cfg.Node != nil && c.front.InScope(cand.URL) {
 		c.cfg.Node.Divert(cand) // admitted by its shard's owner, through Admit
 		return nil
 	}
-	queued, err := c.admit.Admit(tx, cand)
-	if err != nil || !queued {
-		return err
+	_, err := c.admitURL(tx, cand)
+	return err
+}
+
+// admitURL admits a candidate and reports a refusal by its origin's
+// robots.txt as an outcome.
+func (c *Crawler) admitURL(tx *storage.Tx, cand frontier.Candidate) (frontier.Admission, error) {
+	a, err := c.front.Admit(tx, cand, c.cfg.Now())
+	if err == nil && a.Refused {
+		c.event(Event{URL: cand.URL, State: string(a.State), Reason: a.Reason})
 	}
-	c.queuedMore(urlnorm.Authority(cand.URL), cand.URL, tx.LastSeq())
-	return nil
+	return a, err
 }
 
 // Run crawls until the frontier is drained or ctx is cancelled; both
@@ -411,9 +327,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			}
 		case <-c.cuts.skipped:
 		case n := <-c.sentNotes:
-			if c.flying[n.host] == n.claim {
-				c.sched.Sent(n.host, n.at, c.cfg.Now())
-			}
+			c.front.Sent(n.host, n.claim, n.at, c.cfg.Now())
 		case j := <-c.commits.Done():
 			if err := c.commits.Finish(j); err != nil {
 				return err
@@ -469,15 +383,7 @@ func (c *Crawler) finishInFlight(results <-chan result, cancelFetch context.Canc
 func (c *Crawler) abandonInFlight() error {
 	now := c.cfg.Now()
 	c.log.Warn("stopping without waiting for busy workers; their URLs stay queued", "in_flight", c.inflight)
-	err := c.update(func(tx *storage.Tx) error {
-		for host := range c.flying {
-			c.sched.Started(host, now)
-			if err := tx.PutHost(host, c.sched.Record(host)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := c.update(func(tx *storage.Tx) error { return c.front.Abandon(tx, now) })
 	if err == nil {
 		err = c.commits.WaitCommit()
 	}
@@ -509,11 +415,9 @@ func (c *Crawler) abandonPending() error {
 	err := c.update(func(tx *storage.Tx) error {
 		for _, p := range c.pending {
 			host := p.r.task.host
-			c.sched.Returned(host, c.cfg.Now())
-			if !p.r.sent.IsZero() {
-				c.sched.Started(host, p.r.sent)
-			}
-			if err := tx.PutHost(host, c.sched.Record(host)); err != nil {
+			c.front.Returned(host, c.cfg.Now())
+			c.front.Started(host, p.r.sent)
+			if err := c.front.Save(tx, host); err != nil {
 				return err
 			}
 		}

@@ -24,25 +24,23 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	// they still take room in the tasks channel.
 	for c.inflight+c.cuts.waiting() < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < groupcommit.MaxResults && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
-		host, wait, ok := c.sched.Next(now)
-		c.cfg.Metrics.waited(c.sched.TakeWaited())
+		cl, wait, ok := c.front.Claim(now)
+		c.cfg.Metrics.waited(c.front.TakeWaited())
 		if !ok {
 			return wait, nil
 		}
-		t, send, err := c.prepare(host, now)
+		t, send, err := c.prepare(cl.Host, now)
 		if err != nil {
 			return 0, err
 		}
 		if send {
-			c.claims++
-			t.claim, t.notifySent = c.claims, c.sched.WantsSent(t.host)
+			t.claim, t.notifySent = cl.ID, cl.NotifySent
 			// Registered here, not when a worker starts it: a task may
 			// wait for a worker, and CancelHosts must reach it there.
 			c.cancellable(&t)
 			c.inflight++
-			c.flying[t.host] = t.claim
 			if t.kind == taskPage {
-				c.sched.Take(t.host, t.seq)
+				c.front.Take(t.host, t.seq)
 			}
 			tasks <- t
 		}
@@ -75,45 +73,39 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	if c.fence(host, now) {
 		return task{}, false, nil
 	}
-	h := c.host(host)
-	if len(h.hops) > 0 {
-		t := h.hops[0]
-		h.hops = h.hops[1:]
-		return t, true, nil
+	if hop, ok := c.front.NextHop(host); ok {
+		return hop, true, nil
 	}
-	t, ok, err := c.next(h, host)
+	t, ok, err := c.next(host)
 	if err != nil {
 		return task{}, false, err
 	}
 	if !ok {
-		c.sched.Cancel(host, now)
-		if hs, j := c.sched.Host(host), c.commits.Committing(); c.commits.Batch() == nil && j != nil && hs.HasQueued() {
-			// Its next URLs are in the batch being committed.
-			c.sched.WaitFor(host, j.Gen, now)
-		} else if n := hs.Queued() - hs.Taken(); c.sched.Recount(host, now) {
-			c.log.Debug("host's queue count was off; corrected", "host", host, "counted", n)
+		var committing uint64
+		if j := c.commits.Committing(); c.commits.Batch() == nil && j != nil {
+			// Its next URLs may be in the batch being committed.
+			committing = j.Gen
 		}
-		c.setWork(host, h)
+		c.front.Idle(host, committing, now)
 		return task{}, false, nil
 	}
 	if c.cfg.Node != nil && t.kind == taskPage && !c.cfg.Node.Holds(t.url) {
-		return task{}, false, c.released(h, t, now)
+		return task{}, false, c.released(t, now)
 	}
 	origin := originOf(t.url)
 	act, o := c.robots.Next(origin, now)
 	switch act {
 	case robotscache.Fail:
-		return task{}, false, c.settle(h, t, storage.Failed, o.Reason(), now)
+		return task{}, false, c.settle(t, storage.Failed, o.Reason(), now)
 	case robotscache.Hold:
 		// Unreachable robots.txt: the whole host waits for the retry.
-		c.sched.Cancel(host, now)
-		c.sched.Hold(host, o.RetryAt(), now)
+		c.front.Cancel(host, now)
+		c.front.Hold(host, o.RetryAt(), now)
 		return task{}, false, nil
 	case robotscache.Wait:
 		// Its robots.txt is being fetched through a redirect elsewhere:
 		// park the host until the outcome is known.
-		c.sched.Cancel(host, now)
-		c.sched.Pause(host, now)
+		c.front.Pause(host, now)
 		return task{}, false, nil
 	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
@@ -122,7 +114,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		if t.kind == taskPage {
 			return task{}, false, c.settleDisallowed(t, o, reason, now)
 		}
-		return task{}, false, c.settle(h, t, storage.Disallowed, reason, now)
+		return task{}, false, c.settle(t, storage.Disallowed, reason, now)
 	}
 	return t, true, nil
 }
@@ -141,13 +133,12 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 	err := c.update(func(tx *storage.Tx) error {
 		e := frontier.QueueEntry{URL: t.url, Seq: t.seq}
 		for {
-			if err := c.recordUnfetched(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, storage.Disallowed, reason); err != nil {
+			if err := c.recordUnfetched(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, storage.Disallowed, reason, now); err != nil {
 				return err
 			}
 			n++
-			c.sched.Settled(t.host, e.Seq, now)
 			var ok bool
-			e, ok = frontier.HeadAfter(tx, t.host, c.sched.Host(t.host).Cursor())
+			e, ok = c.front.HeadAfterCursor(tx, t.host)
 			if !ok || n >= settleRunMax || originOf(e.URL) != origin {
 				return nil
 			}
@@ -159,8 +150,7 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 	if err != nil {
 		return err
 	}
-	c.sched.Cancel(t.host, now)
-	c.setWork(t.host, c.host(t.host))
+	c.front.Cancel(t.host, now)
 	c.log.Info("not fetched: disallowed by robots.txt", "host", t.host, "urls", n)
 	return nil
 }
@@ -169,21 +159,20 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 // after those taken already. It reads the last committed state: URLs
 // taken since are still there (hence the cursor), and URLs queued in the
 // batch being committed are not yet (ok is false while only such remain).
-func (c *Crawler) next(w *hostWork, host string) (task, bool, error) {
-	if len(w.sitemaps) > 0 {
-		return task{kind: taskSitemap, host: host, url: w.sitemaps[0]}, true, nil
+func (c *Crawler) next(host string) (task, bool, error) {
+	if url, ok := c.front.NextSitemap(host); ok {
+		return task{kind: taskSitemap, host: host, url: url}, true, nil
 	}
-	h := c.sched.Host(host)
-	if !h.HasQueued() {
+	if h := c.front.Lookup(host); h == nil || !h.HasQueued() {
 		return task{}, false, nil
 	}
 	t := task{kind: taskPage, host: host}
-	head, ok := h.Head()
+	head, ok := c.front.Head(host)
 	if ok && c.cfg.Recrawl <= 0 {
 		t.url, t.seq = head.URL, head.Seq
 		return t, true, nil
 	}
-	if !ok && c.commits.Batch() == nil && c.sched.Unreadable(host) {
+	if !ok && c.commits.Batch() == nil && c.front.Unreadable(host) {
 		// Its next URLs are in a batch being committed: they cannot be
 		// read before it lands.
 		return task{}, false, nil
@@ -194,7 +183,7 @@ func (c *Crawler) next(w *hostWork, host string) (task, bool, error) {
 		read = b.Do
 	}
 	err := read(func(tx *storage.Tx) error {
-		head, ok = c.sched.LoadAhead(tx, host)
+		head, ok = c.front.LoadAhead(tx, host)
 		if ok {
 			t.url, t.seq = head.URL, head.Seq
 		}
@@ -215,28 +204,24 @@ func (c *Crawler) next(w *hostWork, host string) (task, bool, error) {
 
 // settle records the next URL without fetching it and returns the unused
 // slot.
-func (c *Crawler) settle(h *hostWork, t task, state storage.State, reason string, now time.Time) error {
+func (c *Crawler) settle(t task, state storage.State, reason string, now time.Time) error {
 	err := c.update(func(tx *storage.Tx) error {
 		if t.kind == taskSitemap {
-			return c.settleSitemap(tx, h, t.url, string(state), reason)
+			return c.settleSitemap(tx, t.host, t.url, string(state), reason)
 		}
-		return c.recordUnfetched(tx, t, state, reason)
+		return c.recordUnfetched(tx, t, state, reason, now)
 	})
 	if err != nil {
 		return err
 	}
-	if t.kind == taskPage {
-		c.sched.Settled(t.host, t.seq, now)
-	}
-	c.sched.Cancel(t.host, now)
-	c.setWork(t.host, h)
+	c.front.Cancel(t.host, now)
 	c.log.Info("not fetched", "url", t.url, "state", string(state), "reason", reason)
 	return nil
 }
 
 // recordUnfetched records a queue head that will not be fetched and takes
 // it off the queue.
-func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string) error {
+func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string, now time.Time) error {
 	c.event(Event{URL: t.url, State: string(state), Reason: reason})
 	rec, err := tx.GetURL(t.url)
 	if err != nil {
@@ -251,6 +236,5 @@ func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, r
 	if err := tx.PutURL(rec, prev); err != nil {
 		return err
 	}
-	c.sched.Removed(t.host, 1)
-	return tx.Dequeue(t.host, t.seq)
+	return c.front.Settle(tx, t.host, t.seq, now)
 }

@@ -121,10 +121,8 @@ func (c *Crawler) admitChunk() error {
 			c.commits.Recorded(1) // a result recorded (politecrawl_commit_results)
 			return c.record(tx, r)
 		}
-		if !r.sent.IsZero() {
-			c.sched.Started(r.task.host, r.sent)
-		}
-		return tx.PutHost(r.task.host, c.sched.Record(r.task.host))
+		c.front.Started(r.task.host, r.sent)
+		return c.front.Save(tx, r.task.host)
 	})
 	if err != nil {
 		return fmt.Errorf("admit links of %s: %w", r.task.url, err)

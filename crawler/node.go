@@ -100,7 +100,7 @@ func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
 
 func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, error) {
 	a := Admission{URL: cand.URL}
-	if !c.admit.InScope(cand.URL) {
+	if !c.front.InScope(cand.URL) {
 		a.OutOfScope = true
 		return a, nil
 	}
@@ -108,15 +108,13 @@ func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, 
 	if err != nil {
 		return a, err
 	}
-	host := urlnorm.Authority(cand.URL)
 	switch {
 	case rec == nil:
-		queued, err := c.admit.Admit(tx, cand)
+		adm, err := c.admitURL(tx, cand)
 		if err != nil {
 			return a, err
 		}
-		if queued {
-			c.queuedMore(host, cand.URL, tx.LastSeq())
+		if adm.Queued {
 			a.Queued = true
 			return a, nil
 		}
@@ -135,10 +133,9 @@ func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, 
 		if err := tx.PutURL(rec, prev); err != nil {
 			return a, err
 		}
-		if err := tx.Enqueue(host, cand.URL); err != nil {
+		if err := c.front.Requeue(tx, cand.URL, c.cfg.Now()); err != nil {
 			return a, err
 		}
-		c.queuedMore(host, cand.URL, tx.LastSeq())
 		a.Queued = true
 		return a, nil
 	}
@@ -150,16 +147,7 @@ func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, 
 // before (their shard came back). Each waits at least hold from now before
 // its next request: the previous owner's requests may be that recent.
 func (c *Crawler) Serve(ctx context.Context, hold func(host string) time.Duration) error {
-	return c.do(ctx, func() {
-		now := c.cfg.Now()
-		for host := range c.fenced {
-			if c.cfg.Node.Serves(host) {
-				delete(c.fenced, host)
-				c.sched.Hold(host, now.Add(max(hold(host), c.sched.Interval(host))), now)
-				c.setWork(host, c.host(host))
-			}
-		}
-	})
+	return c.do(ctx, func() { c.front.Unfence(c.cfg.Node.Serves, hold, c.cfg.Now()) })
 }
 
 // HoldHosts keeps every listed host from a request before the given time
@@ -168,8 +156,7 @@ func (c *Crawler) HoldHosts(ctx context.Context, until map[string]time.Time) err
 	return c.do(ctx, func() {
 		now := c.cfg.Now()
 		for host, t := range until {
-			c.host(host)
-			c.sched.Hold(host, t, now)
+			c.front.Hold(host, t, now)
 		}
 	})
 }
@@ -179,11 +166,11 @@ func (c *Crawler) HoldHosts(ctx context.Context, until map[string]time.Time) err
 func (c *Crawler) HostRecords(ctx context.Context, match func(host string) bool) (map[string]storage.HostRecord, error) {
 	out := map[string]storage.HostRecord{}
 	err := c.do(ctx, func() {
-		for host := range c.hosts {
+		c.front.Hosts(func(host string) {
 			if match(host) {
-				out[host] = c.sched.Record(host)
+				out[host] = c.front.Record(host)
 			}
-		}
+		})
 	})
 	return out, err
 }
@@ -193,11 +180,11 @@ func (c *Crawler) HostRecords(ctx context.Context, match func(host string) bool)
 func (c *Crawler) InFlight(ctx context.Context, match func(host string) bool) (int, error) {
 	n := 0
 	err := c.do(ctx, func() {
-		for host := range c.flying {
+		c.front.Busy(func(host string) {
 			if match(host) {
 				n++
 			}
-		}
+		})
 		for _, r := range c.received {
 			if match(r.task.host) {
 				n++
@@ -230,16 +217,14 @@ func (c *Crawler) fence(host string, now time.Time) bool {
 	if c.cfg.Node == nil || c.cfg.Node.Serves(host) {
 		return false
 	}
-	c.sched.Cancel(host, now)
-	c.sched.Pause(host, now)
-	c.fenced[host] = true
+	c.front.Fence(host, now)
 	return true
 }
 
 // released records a queue head this node no longer holds (see Node) as
 // handled elsewhere, without a request.
-func (c *Crawler) released(h *hostWork, t task, now time.Time) error {
-	if err := c.settle(h, t, storage.Skipped, ReleasedReason, now); err != nil {
+func (c *Crawler) released(t task, now time.Time) error {
+	if err := c.settle(t, storage.Skipped, ReleasedReason, now); err != nil {
 		return fmt.Errorf("release %s: %w", t.url, err)
 	}
 	return nil
@@ -270,9 +255,7 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 		if !ok {
 			continue
 		}
-		host := urlnorm.Authority(origin)
-		c.host(host)
-		c.applyDelays(host, n.Rules(), now)
+		c.front.ApplyRobots(urlnorm.Authority(origin), n.Rules(), c.cfg.Agent, now)
 		imported = append(imported, origin)
 	}
 	if len(imported) == 0 {

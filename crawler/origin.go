@@ -7,24 +7,24 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
-	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
-// refuse is the Admitter hook: URLs whose origin's robots.txt is known are
-// recorded disallowed (or failed, when robots.txt stayed unreachable)
-// without ever entering a queue.
-func (c *Crawler) refuse(url string) (storage.State, string) {
+// robotsVerdicts is what admission asks of the robots.txt cache: URLs
+// whose origin's robots.txt is known are recorded disallowed (or failed,
+// when robots.txt stayed unreachable) without ever entering a queue.
+type robotsVerdicts struct{ c *Crawler }
+
+func (v robotsVerdicts) Verdict(url string) (storage.State, string) {
+	c := v.c
 	o := c.robots.Lookup(originOf(url))
 	switch {
 	case o == nil:
 		return "", ""
 	case o.GaveUp():
-		c.event(Event{URL: url, State: string(storage.Failed), Reason: o.Reason()})
 		return storage.Failed, o.Reason()
 	case o.Usable(c.cfg.Now()):
 		if reason, ok := c.disallowed(o, url); !ok {
-			c.event(Event{URL: url, State: string(storage.Disallowed), Reason: reason})
 			return storage.Disallowed, reason
 		}
 	}
@@ -51,7 +51,7 @@ var errCrossShard = errors.New("redirect to a host another node serves")
 
 // robotsStep handles one robots.txt request: a redirect becomes a hop
 // scheduled on its target host's slot; anything else is the outcome.
-func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
+func (c *Crawler) robotsStep(tx *storage.Tx, r result, appliedEarlier bool, now time.Time) error {
 	if r.next != "" && robotscache.Hop(r.robots, r.next) {
 		n, err := urlnorm.Normalise(r.next)
 		if err == nil && c.cfg.Node != nil && !c.cfg.Node.Serves(urlnorm.Authority(n)) {
@@ -65,24 +65,22 @@ func (c *Crawler) robotsStep(tx *storage.Tx, r result, now time.Time) error {
 		if err == nil {
 			hop := r.task
 			hop.host, hop.url, hop.robots = urlnorm.Authority(n), n, r.robots
-			h := c.host(hop.host)
-			h.hops = append(h.hops, hop)
-			c.setWork(hop.host, h)
+			c.front.AddHop(hop.host, hop, now)
 			return nil
 		}
 		r.robots.Outcome, r.robots.Robots = robotscache.Unavailable, robotscache.AllowAll()
 	}
-	return c.recordRobots(tx, r, now)
+	return c.recordRobots(tx, r, appliedEarlier, now)
 }
 
 // recordRobots applies a robots.txt outcome to its origin and host and
 // writes it down.
-func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
+func (c *Crawler) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, now time.Time) error {
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
-	defer func() { c.setWork(host, c.host(host)) }()
+	defer c.front.Wake(host, now)
 	if rr.Outcome == robotscache.Parsed || rr.Outcome == robotscache.Unavailable {
-		if !r.released {
+		if !appliedEarlier {
 			c.applyRobots(r, now)
 		}
 		rec := c.robots.Record(origin, *rr, r.started)
@@ -109,7 +107,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 			return err
 		}
 	default:
-		c.sched.Hold(host, o.RetryAt(), now)
+		c.front.Hold(host, o.RetryAt(), now)
 		log.Warn("robots.txt unreachable; host disallowed until retry", "reason", o.Reason(), "retry_in", u.Wait, "attempt", o.Attempts())
 	}
 	return tx.PutRobots(origin, c.robots.Record(origin, *rr, r.started))
@@ -144,22 +142,10 @@ func (c *Crawler) applyRobots(r result, now time.Time) {
 	}
 	c.cfg.Metrics.robots(rr.Outcome.String())
 	o := c.robots.Apply(origin, *rr, started)
-	c.applyDelays(host, o.Rules(), now)
+	c.front.ApplyRobots(host, o.Rules(), c.cfg.Agent, now)
 	c.log.Info("robots.txt", "host", host, "origin", origin, "outcome", rr.Outcome.String(), "status", rr.Status,
-		"interval", c.sched.Interval(host))
-	c.setWork(host, c.host(host))
-}
-
-// applyDelays sets a host's spacing from its robots.txt.
-func (c *Crawler) applyDelays(host string, r *robots.Robots, now time.Time) {
-	cd, _ := r.CrawlDelay(c.cfg.Agent)
-	var ri time.Duration
-	if rate, ok := r.RequestRate(c.cfg.Agent); ok {
-		ri = rate.Interval()
-	}
-	d := c.interval(cd, ri)
-	c.host(host)
-	c.sched.SetInterval(host, d, now)
+		"interval", c.front.Interval(host))
+	c.front.Wake(host, now)
 }
 
 // failOrigin records every queued URL of origin on host as failed.
@@ -178,7 +164,7 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 	if err != nil {
 		return err
 	}
-	h := c.host(host)
+	seqs := make([]uint64, 0, len(doomed))
 	for _, e := range doomed {
 		rec, err := tx.GetURL(e.url)
 		if err != nil || rec == nil {
@@ -191,18 +177,17 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		if err := tx.PutURL(rec, prev); err != nil {
 			return err
 		}
-		if err := tx.Dequeue(host, e.seq); err != nil {
-			return err
-		}
+		seqs = append(seqs, e.seq)
 	}
-	if len(doomed) > 0 {
-		// Until this batch commits, the committed queue still holds them.
-		var gen uint64
-		if c.commits.Running() {
-			gen = c.commits.Gen() + 1
-		}
-		c.sched.Dropped(host, len(doomed), gen, c.cfg.Now())
+	// Until this batch commits, the committed queue still holds them.
+	var gen uint64
+	if c.commits.Running() {
+		gen = c.commits.Gen() + 1
 	}
-	c.setWork(host, h)
+	now := c.cfg.Now()
+	if err := c.front.Drop(tx, host, seqs, gen, now); err != nil {
+		return err
+	}
+	c.front.Wake(host, now)
 	return nil
 }

@@ -25,59 +25,48 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	}
 	now := c.cfg.Now()
 	host := r.task.host
-	h := c.host(host)
+	// The claim ends here unless it ended when the result came back (see
+	// receive): the backoff this result may cause is put in place below,
+	// before the coordinator dispatches again.
+	appliedEarlier := !c.release(&r)
 	if !r.sent.IsZero() {
-		if !r.released {
-			c.sched.Started(host, r.sent)
-		}
 		r.started = r.sent
 	}
-	if r.ip != "" && !r.released {
-		c.sched.SetGroup(host, r.ip, now)
+	if r.task.kind == taskPage {
+		// Only once recorded: until its record is written, its queue
+		// entry counts in queued.
+		defer c.front.Returned(host, now)
 	}
-	defer func() {
-		if r.task.kind == taskPage {
-			// Only now: until its record is written, its queue entry
-			// counts in queued.
-			c.sched.Returned(host, now)
-		}
-		if !r.released {
-			// The host's slot is open only now (a backoff, if any, is in
-			// place).
-			c.sched.Done(host, now)
-		}
-		c.setWork(host, h)
-	}()
 	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) || r.robots != nil && r.robots.Err != nil && cancelled(c.fetchCtx, r.robots.Err) {
 		if r.task.kind == taskRobots {
 			c.robots.Cut(r.task.origin)
 			if oh := urlnorm.Authority(r.task.origin); oh != host {
 				// A redirect hop: the origin's host was paused for it
 				// (see prepare) and asks for robots.txt again.
-				c.setWork(oh, c.host(oh))
+				c.front.Wake(oh, now)
 			}
 		}
 		// Stopping: the URL stays at the head of its queue. Whether the
 		// request reached the server is unknown, so it counts as sent
 		// (its claim is the host's last request).
-		return tx.PutHost(host, c.sched.Record(host))
+		return c.front.Save(tx, host)
 	}
 	var err error
 	switch r.task.kind {
 	case taskRobots:
-		err = c.robotsStep(tx, r, now)
+		err = c.robotsStep(tx, r, appliedEarlier, now)
 	case taskSitemap:
-		err = c.recordSitemap(tx, r, h, now)
+		err = c.recordSitemap(tx, r, now)
 	default:
-		err = c.recordPage(tx, r, h, now)
+		err = c.recordPage(tx, r, now)
 	}
 	if err != nil {
 		return err
 	}
-	return tx.PutHost(host, c.sched.Record(host))
+	return c.front.Save(tx, host)
 }
 
-func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostWork, now time.Time) error {
+func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	t := r.task
 	rec, err := tx.GetURL(t.url)
 	if err != nil {
@@ -103,7 +92,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostWork, now time.Tim
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
 		return c.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
-	c.sched.Recovered(t.host)
+	c.front.Recovered(t.host)
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()
@@ -159,11 +148,7 @@ func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, t task, state s
 	if err := tx.PutURL(rec, prev); err != nil {
 		return err
 	}
-	if err := tx.Dequeue(t.host, t.seq); err != nil {
-		return err
-	}
-	c.sched.Removed(t.host, 1)
-	return nil
+	return c.front.Finish(tx, t.host, t.seq)
 }
 
 // retry handles 5xx, 429, timeouts and network errors: the whole host backs
@@ -181,21 +166,14 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, t task, why stri
 	if err := tx.PutURL(rec, rec.State); err != nil {
 		return err
 	}
-	if err := tx.Dequeue(t.host, t.seq); err != nil {
-		return err
-	}
-	if err := tx.Enqueue(t.host, rec.URL); err != nil {
-		return err
-	}
-	c.sched.Requeued(t.host, rec.URL, tx.LastSeq())
-	return nil
+	return c.front.Retry(tx, t.host, t.seq, rec.URL)
 }
 
 // backOff holds a host after a 5xx, 429, timeout or network error:
 // exponential in its consecutive failures, with jitter, and at least
 // Retry-After (capped at MaxHold).
 func (c *Crawler) backOff(host, why string, retryAfter time.Duration, now time.Time) time.Time {
-	until := c.sched.Fail(host, why, retryAfter, now)
+	until := c.front.Fail(host, why, retryAfter, now)
 	c.log.Info("host backs off", "host", host, "until", until.Format(time.RFC3339), "why", why)
 	return until
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -92,12 +91,7 @@ func (c *Crawler) requeue(tx *storage.Tx, rec *storage.URLRecord) error {
 	if err := tx.PutURL(rec, rec.State); err != nil {
 		return err
 	}
-	host := urlnorm.Authority(rec.URL)
-	if err := tx.Enqueue(host, rec.URL); err != nil {
-		return err
-	}
-	c.queuedMore(host, rec.URL, tx.LastSeq())
-	return nil
+	return c.front.Requeue(tx, rec.URL, c.cfg.Now())
 }
 
 // rereadSitemap makes a read sitemap pending again, unless it was read
@@ -117,9 +111,7 @@ func (c *Crawler) rereadSitemap(tx *storage.Tx, url string) error {
 	if err := tx.PutSitemap(rec); err != nil {
 		return err
 	}
-	h := c.host(rec.Host)
-	h.sitemaps = append(h.sitemaps, url)
-	c.setWork(rec.Host, h)
+	c.front.Reread(rec.Host, url, c.cfg.Now())
 	return nil
 }
 

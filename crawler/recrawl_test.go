@@ -110,8 +110,7 @@ func TestNewerLastmodMakesPageDueEarly(t *testing.T) {
 	fetched := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	db.Update(func(tx *storage.Tx) error {
 		u, seq, _ := tx.Head("a.test")
-		tx.Dequeue("a.test", seq)
-		c.sched.Removed("a.test", 1)
+		c.front.Finish(tx, "a.test", seq)
 		return tx.PutURL(&storage.URLRecord{URL: u, State: storage.Fetched, FetchedAt: fetched, NextCheck: fetched.Add(time.Hour)}, storage.Queued)
 	})
 	for _, c2 := range []struct {

@@ -126,15 +126,20 @@ func (c *Crawler) onlyRobotsWaits(now time.Time) (waits []robotsWait, ok bool) {
 	if len(retrying) == 0 {
 		return nil, false
 	}
-	for name := range c.hosts {
-		if !c.hasWork(name) {
-			continue
+	others := false
+	c.front.Hosts(func(name string) {
+		if others || !c.front.HasWork(name) {
+			return
 		}
 		o := retrying[name]
 		if o == nil {
-			return nil, false
+			others = true
+			return
 		}
 		waits = append(waits, robotsWait{host: name, retryAt: o.RetryAt(), attempt: o.Attempts()})
+	})
+	if others {
+		return nil, false
 	}
 	slices.SortFunc(waits, func(a, b robotsWait) int { return a.retryAt.Compare(b.retryAt) })
 	return waits, len(waits) > 0

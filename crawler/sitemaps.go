@@ -14,11 +14,11 @@ import (
 
 // Sitemap record states.
 const (
-	smPending    = "pending"
+	smPending    = frontier.SitemapPending
 	smRead       = "read"
 	smFailed     = "failed"
 	smDisallowed = "disallowed"
-	smSkipped    = "skipped"
+	smSkipped    = frontier.SitemapSkipped
 )
 
 // maxIndexDepth is how many sitemap indexes deep discovery goes.
@@ -64,22 +64,17 @@ func (c *Crawler) addSitemap(tx *storage.Tx, url, declaredBy, parent string, dep
 		return dropSeen, err
 	}
 	host := urlnorm.Authority(url)
-	h := c.host(host)
 	rec := &storage.SitemapRecord{URL: url, Host: host, DeclaredBy: declaredBy, Parent: parent, Depth: depth, State: smPending}
 	reason := ""
-	if h.nSitemap >= c.cfg.MaxSitemapsPerHost {
+	if !c.front.AddSitemap(host, url, c.cfg.MaxSitemapsPerHost, c.cfg.Now()) {
 		rec.State, rec.Error, reason = smSkipped, fmt.Sprintf("%s (%d)", dropCap, c.cfg.MaxSitemapsPerHost), dropCap
-	} else {
-		h.nSitemap++
-		h.sitemaps = append(h.sitemaps, url)
-		c.setWork(host, h)
 	}
 	return reason, tx.PutSitemap(rec)
 }
 
 // settleSitemap closes a sitemap without reading it.
-func (c *Crawler) settleSitemap(tx *storage.Tx, h *hostWork, url, state, reason string) error {
-	c.popSitemap(h, url)
+func (c *Crawler) settleSitemap(tx *storage.Tx, host, url, state, reason string) error {
+	c.front.DoneSitemap(host, url, c.cfg.Now())
 	rec, err := tx.GetSitemap(url)
 	if err != nil || rec == nil {
 		return err
@@ -89,21 +84,15 @@ func (c *Crawler) settleSitemap(tx *storage.Tx, h *hostWork, url, state, reason 
 	return tx.PutSitemap(rec)
 }
 
-func (c *Crawler) popSitemap(h *hostWork, url string) {
-	if len(h.sitemaps) > 0 && h.sitemaps[0] == url {
-		h.sitemaps = h.sitemaps[1:]
-	}
-}
-
 // recordSitemap applies a sitemap read: an index adds sitemaps, any other
 // format admits the URLs that pass the sitemap's scope rule and the
 // crawl's scope. Everything happens in the batch's transaction, so a crash
 // before it commits leaves the sitemap pending, to be read again.
-func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostWork, now time.Time) error {
+func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 	t := r.task
 	rec, err := tx.GetSitemap(t.url)
 	if err != nil || rec == nil {
-		c.popSitemap(h, t.url)
+		c.front.DoneSitemap(t.host, t.url, now)
 		return err
 	}
 	log := c.log.With("host", t.host, "sitemap", t.url)
@@ -123,10 +112,10 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostWork, now time.
 			rec.Error = why
 			return tx.PutSitemap(rec) // stays pending, at the head
 		}
-		return c.settleSitemap(tx, h, t.url, smFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
+		return c.settleSitemap(tx, t.host, t.url, smFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts))
 	}
-	c.sched.Recovered(t.host)
-	c.popSitemap(h, t.url)
+	c.front.Recovered(t.host)
+	c.front.DoneSitemap(t.host, t.url, now)
 	rec.FetchedAt, rec.Attempts = r.started.UTC(), rec.Attempts+1
 	switch p := r.page; {
 	case p.Status >= 300 && p.Status < 400 && p.Location != "":
@@ -139,7 +128,7 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, h *hostWork, now time.
 		}
 		return tx.PutSitemap(rec)
 	case p.Status < 200 || p.Status >= 300:
-		return c.settleSitemap(tx, h, t.url, smFailed, fmt.Sprintf("HTTP %d", p.Status))
+		return c.settleSitemap(tx, t.host, t.url, smFailed, fmt.Sprintf("HTTP %d", p.Status))
 	}
 	res := r.smResult
 	rec.State, rec.Format, rec.Listed, rec.Truncated = smRead, res.Format.String(), res.Entries+res.Invalid, res.Truncated
@@ -213,7 +202,7 @@ func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries [
 		case !strings.HasPrefix(n, dir) && urlnorm.Authority(n) != rec.DeclaredBy:
 			rec.Dropped[dropOutside]++
 			continue
-		case !c.admit.InScope(n):
+		case !c.front.InScope(n):
 			rec.Dropped[dropOutOfScope]++
 			continue
 		}

@@ -136,14 +136,10 @@ func (c *Crawler) liveStatus() (*Status, error) {
 	st.Running, st.InFlight = true, c.gate.busy()
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
-		if c.sched.InFlight(h.Host) {
-			h.InFlight = true
-		} else if c.hasWork(h.Host) {
-			h.NextRequest = c.sched.OpenAt(h.Host, now)
-		}
-		h.IntervalS = c.sched.Interval(h.Host).Seconds()
-		if ip := c.sched.Group(h.Host); ip != "" {
-			h.IP = ip
+		v := c.front.View(h.Host, now)
+		h.InFlight, h.NextRequest, h.IntervalS = v.InFlight, v.NextRequest, v.Interval.Seconds()
+		if v.IP != "" {
+			h.IP = v.IP
 		}
 	}
 	return st, nil

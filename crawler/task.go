@@ -78,7 +78,6 @@ type result struct {
 	sent     time.Time  // when the request was written to the connection; zero if never
 	links    *pageLinks // a page's outlinks, normalised on the worker
 	freed    bool       // a link-heavy page whose links are admitted in chunks (see startPending)
-	released bool       // its host's slot was freed when it came back (see release)
 	// interrupted: CancelHosts cut the request short (the host went to
 	// another node); the URL stays queued.
 	interrupted bool

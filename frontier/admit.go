@@ -59,10 +59,6 @@ type Admitter struct {
 	admitted int
 	now      func() time.Time
 	shapes   *shapeCounts // made on the first dated URL
-	// Refuse, if set, is asked last about a URL that would be queued; a
-	// non-empty state records it in that state instead (the crawler uses it
-	// to record URLs its cached robots.txt already disallows).
-	Refuse func(url string) (storage.State, string)
 }
 
 // NewAdmitter returns an Admitter; admitted is how many URLs the crawl
@@ -85,6 +81,13 @@ func (a *Admitter) InScope(url string) bool { return a.scope.Contains(url) }
 // reason in its Error field, or not at all when it was seen before or lies
 // outside the host scope. Nothing about the URL is kept in memory.
 func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
+	return a.admit(tx, c, nil)
+}
+
+// admit is Admit with refuse, if not nil, asked last about a URL that
+// would be queued: a non-empty state records it in that state instead
+// (its origin's robots.txt already disallows it; see Frontier.Admit).
+func (a *Admitter) admit(tx *storage.Tx, c Candidate, refuse func(url string) (storage.State, string)) (bool, error) {
 	if tx.Seen(c.URL) || !a.scope.Contains(c.URL) {
 		return false, nil
 	}
@@ -96,8 +99,8 @@ func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
 		rec.State, rec.Error = storage.Skipped, reason
 		return false, tx.PutURL(rec, "")
 	}
-	if a.Refuse != nil {
-		if state, reason := a.Refuse(c.URL); state != "" {
+	if refuse != nil {
+		if state, reason := refuse(c.URL); state != "" {
 			rec.State, rec.Error = state, reason
 			return false, tx.PutURL(rec, "")
 		}
