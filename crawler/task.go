@@ -2,14 +2,9 @@ package crawler
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"net"
-	"net/http/httptrace"
-	"net/netip"
 	"net/url"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
@@ -138,67 +133,18 @@ func (c *Crawler) run(t task) (r result) {
 	ctx, capt := c.startCapture(ctx)
 	defer c.archiveExchange(&r, capt) // runs last, once r is complete
 	// Note when the request really leaves (after connecting): politeness
-	// counts from there.
-	var sent atomic.Int64
-	var ip atomic.Pointer[string]
-	var mark atomic.Pointer[fetch.SentMark]
-	var notified atomic.Bool // one note per task, whatever the connections
-	note := func(at time.Time) {
-		if !notified.CompareAndSwap(false, true) {
-			return
-		}
-		select {
-		case c.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
-		default: // the channel has room for one per task; if not, receive reports it
+	// counts from there; its IP group's other hosts may wait to hear.
+	var notify func(time.Time)
+	if t.notifySent {
+		notify = func(at time.Time) {
+			select {
+			case c.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
+			default: // the channel has room for one per task; if not, receive reports it
+			}
 		}
 	}
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) {
-			// The IP the connection went to groups hosts for per-IP
-			// limits.
-			s := remoteIP(info.Conn)
-			ip.Store(&s)
-			// When the request's first bytes are written to it is when
-			// the delay counts from (see fetch.MarkSent). The IP group
-			// is told at that write only on a fresh HTTP/1.1 connection:
-			// a kept-alive one the server has closed takes the write and
-			// fails the read, and net/http sends the request again on a
-			// new connection, later; over HTTP/2 the first write may be
-			// a frame of the transport's own. There the note waits for
-			// the first byte of the answer (GotFirstResponseByte), with
-			// the time of the write that answer is to.
-			var notify func(time.Time)
-			if t.notifySent && !info.Reused && !isHTTP2(info.Conn) {
-				notify = note
-			}
-			m := fetch.MarkSentNotify(info.Conn, notify)
-			mark.Store(&m)
-		},
-		GotFirstResponseByte: func() {
-			if m := mark.Load(); t.notifySent && m != nil && !m.Time().IsZero() {
-				note(m.Time())
-			}
-		},
-		// WroteRequest comes once an HTTP/1.1 request is in the
-		// connection's buffer, before the flush (see below).
-		WroteRequest: func(httptrace.WroteRequestInfo) { sent.CompareAndSwap(0, c.cfg.Now().UnixNano()) },
-	})
-	defer func() {
-		// The later of the two: over HTTP/1.1 the write returns after
-		// WroteRequest; over HTTP/2 the first write after GotConn may be
-		// a frame of the transport's own (a SETTINGS or PING answer)
-		// and WroteRequest comes after the headers' flush; a retry on a
-		// connection that wrote nothing leaves only WroteRequest.
-		if ns := sent.Load(); ns != 0 {
-			r.sent = time.Unix(0, ns)
-		}
-		if m := mark.Load(); m != nil && m.Time().After(r.sent) {
-			r.sent = m.Time()
-		}
-		if p := ip.Load(); p != nil {
-			r.ip = *p
-		}
-	}()
+	ctx, trace := fetch.NewTrace(ctx, c.cfg.Now, notify)
+	defer func() { r.sent, r.ip = trace.Sent(), trace.IP() }()
 	if t.kind == taskRobots {
 		rr := robotscache.Result{URL: t.origin + "/robots.txt", FinalURL: t.url}
 		if t.robots != nil {
@@ -242,21 +188,6 @@ func (c *Crawler) run(t task) (r result) {
 		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}
 	return r
-}
-
-// remoteIP is the IP address a connection goes to, "" when it has none
-// (an in-memory test network).
-func remoteIP(conn net.Conn) string {
-	if conn == nil {
-		return ""
-	}
-	s := ""
-	if host, _, err := net.SplitHostPort(conn.RemoteAddr().String()); err == nil {
-		if a, err := netip.ParseAddr(host); err == nil {
-			s = a.Unmap().String()
-		}
-	}
-	return s
 }
 
 // cancelled reports whether a fetch failed only because the crawl is
@@ -317,10 +248,4 @@ func (g parseGate) release(size int) {
 	if size >= bigBody {
 		<-g
 	}
-}
-
-// isHTTP2 reports whether conn speaks HTTP/2 (negotiated over TLS).
-func isHTTP2(conn net.Conn) bool {
-	tc, ok := conn.(*tls.Conn)
-	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
