@@ -70,7 +70,9 @@ func mustWrite(t testing.TB, opts Options) string {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	opts.Now = func() time.Time { return t0 }
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return t0 }
+	}
 	w, err := Open(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +228,36 @@ func TestRotation(t *testing.T) {
 	}
 	if _, err := w.Write(exchanges[0].ex); err != ErrClosed {
 		t.Errorf("write after close: %v", err)
+	}
+}
+
+// TestSerialContinuesAcrossRuns: each run's first file takes the serial
+// after the highest already in the directory for its prefix (a file left
+// open by a killed run included), so files of successive runs never
+// share a serial; other prefixes' files do not count.
+func TestSerialContinuesAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"other-20261122100000000-00041-h.warc.gz", "testbot-notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range []string{"00000", "00001", "00003"} {
+		if i == 2 { // a killed run left serial 00002 open
+			open := filepath.Join(dir, "testbot-20261122100000000-00002-h.warc.gz"+OpenSuffix)
+			src, _ := filepath.Glob(filepath.Join(dir, "testbot-*-00001-h.warc.gz"))
+			data, err := os.ReadFile(src[0])
+			if err != nil || os.WriteFile(open, data, 0o644) != nil {
+				t.Fatal(err)
+			}
+		}
+		start := t0.Add(time.Duration(i) * time.Hour)
+		mustWrite(t, Options{Dir: dir, Prefix: "testbot", Compress: true, Hostname: "h", Now: func() time.Time { return start }})
+		names, _ := filepath.Glob(filepath.Join(dir, "testbot-"+start.Format("20060102150405")+"000-"+want+"-h.warc.gz"))
+		if len(names) != 1 {
+			all, _ := Files(dir)
+			t.Fatalf("run %d: no file with serial %s: %v", i, want, all)
+		}
 	}
 }
 
