@@ -327,6 +327,28 @@ func TestSURT(t *testing.T) {
 		{"http://127.0.0.1:8080/x", "1,0,0,127:8080)/x"},
 		{"https://www2.example.org:443/", "org,example)/"},
 		{"mailto:x@example.org", "mailto:x@example.org"},
+		// The host as pywb's surt canonicalises it: lower case before a
+		// leading www, www2 … is dropped (once), and after userinfo goes.
+		{"http://WWW.Example.org/A", "org,example)/a"},
+		{"https://Www2.EXAMPLE.org/", "org,example)/"},
+		{"http://user:pw@www.example.org/", "org,example)/"},
+		{"http://www.www.example.org/", "org,example,www)/"},
+		{"http://wwwexample.org/", "org,wwwexample)/"},
+		// Dots at the ends, and doubled, go.
+		{"http://example.org./x", "org,example)/x"},
+		{"http://www.example.org.:8080/", "org,example:8080)/"},
+		// A non-ASCII name is written in its IDNA form.
+		{"http://B\u00fccher.example/", "example,xn--bcher-kva)/"},
+		// Numeric IPv4 forms become dotted decimal; an invalid one stays.
+		{"http://3279880203/blah", "11,0,127,195)/blah"},
+		{"http://39024579298/", "226,210,11,22)/"},
+		{"http://017.0.0.1/", "1,0,0,15)/"},
+		{"http://10.0.258/", "2,1,0,10)/"},
+		{"http://1.2.3.256/", "256,3,2,1)/"},
+		{"http://0x7f.0.0.1/", "1,0,0,0x7f)/"},
+		// The default port however it is written; IPv6 as it was.
+		{"http://example.org:080/", "org,example)/"},
+		{"http://[::1]:8080/x", "::1:8080)/x"},
 	} {
 		if got := SURT(c.in); got != c.want {
 			t.Errorf("step %d: SURT(%q) = %q, want %q", i, c.in, got, c.want)
