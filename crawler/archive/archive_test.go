@@ -32,35 +32,36 @@ func gz(s string) string {
 
 // exchanges covers the shapes a crawl meets.
 var exchanges = []struct {
-	name  string
-	ex    Exchange
-	types []string
+	name    string
+	ex      Exchange
+	types   []string
+	payload string // Written.Payload
 }{
 	{"plain 200", Exchange{URL: "http://example.org/", Request: req("/"),
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 11\r\n\r\n<p>home</p>"),
 		Metadata: []Field{{"decision", "fetched"}, {"outlink", "http://example.org/a"}}},
-		[]string{TypeRequest, TypeResponse, TypeMetadata}},
+		[]string{TypeRequest, TypeResponse, TypeMetadata}, Digest([]byte("<p>home</p>"))},
 	{"chunked, gzip-encoded", Exchange{URL: "http://example.org/a", Request: req("/a"),
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" +
 			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(gz("<p>a</p>")), gz("<p>a</p>")))},
-		[]string{TypeRequest, TypeResponse}},
+		[]string{TypeRequest, TypeResponse}, Digest([]byte(gz("<p>a</p>")))},
 	{"same payload elsewhere", Exchange{URL: "http://example.org/copy", Request: req("/copy"),
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 11\r\n\r\n<p>home</p>"),
 		Metadata: []Field{{"decision", "fetched"}}},
-		[]string{TypeRequest, TypeRevisit, TypeMetadata}},
-	{"304", Exchange{URL: "http://example.org/", Request: req("/"), Original: &Capture{URI: "http://example.org/", Date: t0},
+		[]string{TypeRequest, TypeRevisit, TypeMetadata}, Digest([]byte("<p>home</p>"))},
+	{"304", Exchange{URL: "http://example.org/", Request: req("/"), Original: &Capture{URI: "http://example.org/", Date: t0, Digest: Digest([]byte("<p>home</p>"))},
 		Response: []byte("HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n")},
-		[]string{TypeRequest, TypeRevisit}},
+		[]string{TypeRequest, TypeRevisit}, Digest([]byte("<p>home</p>"))}, // the original's
 	{"redirect", Exchange{URL: "http://example.org/r", Request: req("/r"),
 		Response: []byte("HTTP/1.1 301 Moved Permanently\r\nLocation: /a\r\nContent-Length: 0\r\n\r\n")},
-		[]string{TypeRequest, TypeResponse}},
+		[]string{TypeRequest, TypeResponse}, Digest(nil)},
 	{"truncated", Exchange{URL: "http://example.org/big", Request: req("/big"), Truncated: true,
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\naaaaaaaaaa")},
-		[]string{TypeRequest, TypeResponse}},
+		[]string{TypeRequest, TypeResponse}, ""},
 	{"noarchive", Exchange{URL: "http://example.org/secret", Request: req("/secret"), NoArchive: "meta robots noarchive",
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 6\r\n\r\nsecret"),
 		Metadata: []Field{{"decision", "fetched"}}},
-		[]string{TypeMetadata}},
+		[]string{TypeMetadata}, ""},
 }
 
 // MustWrite writes exchanges into a fresh directory and returns it, its
@@ -88,6 +89,9 @@ func mustWrite(t testing.TB, opts Options) string {
 		}
 		if revisit := slices.Contains(x.types, TypeRevisit); revisit != (got.Revisit != "") || got.New != nil && revisit {
 			t.Errorf("%s: Written %+v", x.name, got)
+		}
+		if want := x.payload; got.Payload != want {
+			t.Errorf("%s: Written.Payload %q, want %q", x.name, got.Payload, want)
 		}
 	}
 	if err := w.Close(); err != nil {
@@ -155,7 +159,8 @@ func TestWriteAndScan(t *testing.T) {
 				t.Errorf("identical-payload revisit: %v %q", revisit.Header, revisit.Block)
 			}
 			nm := entries[10]
-			if nm.Header.Get("WARC-Profile") != ProfileNotModified || nm.Header.Get("WARC-Refers-To-Date") != "2026-11-22T10:00:00.000000Z" {
+			if nm.Header.Get("WARC-Profile") != ProfileNotModified || nm.Header.Get("WARC-Refers-To-Date") != "2026-11-22T10:00:00.000000Z" ||
+				nm.Header.Get("WARC-Payload-Digest") != entries[2].Header.Get("WARC-Payload-Digest") {
 				t.Errorf("server-not-modified revisit: %v", nm.Header)
 			}
 			last := entries[len(entries)-1]
