@@ -191,7 +191,7 @@ func (c *Crawler) next(host string) (task, bool, error) {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
 			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched {
-				t.etag, t.lastMod, t.fetchedAt = rec.ETag, rec.LastModified, rec.FetchedAt
+				t.etag, t.lastMod, t.fetchedAt, t.payload = rec.ETag, rec.LastModified, rec.FetchedAt, rec.PayloadDigest
 			}
 		}
 		return nil

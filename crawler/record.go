@@ -101,6 +101,10 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	rec.CheckedAt = r.started.UTC()
 	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
 	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
+	rec.PayloadDigest = ""
+	if r.archived != nil {
+		rec.PayloadDigest = r.archived.Payload
+	}
 	rec.Attempts++
 	rec.Error, rec.Links = "", []string{}
 	if p.Location != "" {

@@ -31,9 +31,10 @@ type task struct {
 	seq     uint64 // queue position of a page
 	etag    string
 	lastMod string
-	// fetchedAt is when a page being rechecked was last fetched (the
-	// capture a 304 refers to).
+	// fetchedAt is when a page being rechecked was last fetched, and
+	// payload its archived payload digest (the capture a 304 refers to).
 	fetchedAt time.Time
+	payload   string
 	origin    string              // robots: the origin whose robots.txt this is
 	robots    *robotscache.Result // robots: the fetch so far (hops)
 	// ctx is the request's context and stop ends it, reporting whether

@@ -60,7 +60,7 @@ func (c *Crawler) archiveExchange(r *result, capt *fetch.Capture) {
 	}
 	if t.kind == taskPage {
 		if t.etag != "" || t.lastMod != "" {
-			ex.Original = &archive.Capture{URI: t.url, Date: t.fetchedAt}
+			ex.Original = &archive.Capture{URI: t.url, Date: t.fetchedAt, Digest: t.payload}
 		}
 		if r.parsed != nil && r.parsed.Directives.NoArchive {
 			ex.NoArchive = "the page's meta robots or X-Robots-Tag says noarchive: no request or response record"

@@ -126,7 +126,8 @@ func TestArchiveStandardWeb(t *testing.T) {
 
 // TestArchiveRecrawlRevisits crawls a site, then rechecks every page two
 // hours later (a new Crawler and Writer on the same files, as after a
-// restart): a 304 becomes a server-not-modified revisit, an unchanged
+// restart): a 304 becomes a server-not-modified revisit (with the
+// original's payload digest), an unchanged
 // body an identical-payload revisit found through the digest index kept
 // in the state file, a noarchive page has only its metadata record.
 func TestArchiveRecrawlRevisits(t *testing.T) {
@@ -219,8 +220,15 @@ func TestArchiveRecrawlRevisits(t *testing.T) {
 	if n := h.Count("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times", n)
 	}
+	var sameDigest, notModDigest string
 	for _, e := range scanArchive(t, dir) {
 		u := e.Header.Get("WARC-Target-URI")
+		switch {
+		case u == h.URL("/same") && e.Type() == archive.TypeResponse:
+			sameDigest = e.Header.Get("WARC-Payload-Digest")
+		case e.Header.Get("WARC-Profile") == archive.ProfileNotModified:
+			notModDigest = e.Header.Get("WARC-Payload-Digest")
+		}
 		switch {
 		case strings.HasSuffix(u, "/noarchive") && e.Type() != archive.TypeMetadata:
 			t.Errorf("noarchive page has a %s record", e.Type())
@@ -231,6 +239,11 @@ func TestArchiveRecrawlRevisits(t *testing.T) {
 		case strings.HasSuffix(u, "/") && e.Type() == archive.TypeMetadata && !bytes.Contains(e.Block, []byte("outlink: "+h.URL("/dup1"))):
 			t.Errorf("home page metadata lacks its outlinks: %q", e.Block)
 		}
+	}
+	// The 304's revisit carries the payload digest of the capture it
+	// refers to, kept in the state file across the restart.
+	if sameDigest == "" || notModDigest != sameDigest {
+		t.Errorf("server-not-modified revisit of /same has payload digest %q, its original %q", notModDigest, sameDigest)
 	}
 	recs := checkAgainstWarcio(t, dir)
 	if n := archivetest.Count(recs); n["revisit"] != 8 || n["response"] != 9 {

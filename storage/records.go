@@ -42,6 +42,10 @@ type URLRecord struct {
 	LinksDropped int       `json:"links_dropped,omitempty"` // links past limits.max_links_per_page: counted, not queued
 	CheckedAt    time.Time `json:"checked_at,omitzero"`     // last recrawl check, 304 included
 	NextCheck    time.Time `json:"next_check,omitzero"`     // when the recrawl is due; CheckQueued while queued for it, zero if never scheduled
+	// PayloadDigest is the WARC payload digest ("sha1:…") of the body
+	// last fetched whole, when it was archived: a 304 on its recheck is
+	// a revisit of that payload. Not an export field.
+	PayloadDigest string `json:"payload_digest,omitempty"`
 }
 
 // HostRecord is the politeness state of one authority (host[:port]) that

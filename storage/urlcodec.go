@@ -66,8 +66,10 @@ const (
 	fLinksDropped
 	fCheckedAt
 	fNextCheck
-	fLinksZ // Links, front-coded and flate-compressed (see linksZThreshold)
-	fAll    = fLinksZ<<1 - 1
+	fLinksZ        // Links, front-coded and flate-compressed (see linksZThreshold)
+	fPayloadDigest // absent from records written before it: they read as ""
+	fLast          = fPayloadDigest
+	fAll           = fLast<<1 - 1
 )
 
 // linksZThreshold is the length of a front-coded link list above which it
@@ -100,7 +102,7 @@ func appendRecord(dst []byte, r *URLRecord, parent uint64) []byte {
 		}
 	}
 	dst = binary.AppendUvarint(dst, f)
-	for bit := uint64(1); bit <= fLinksZ; bit <<= 1 {
+	for bit := uint64(1); bit <= fLast; bit <<= 1 {
 		switch {
 		case f&bit == 0:
 		case bit == fLinks || bit == fLinksZ:
@@ -160,6 +162,7 @@ func presentFields(r *URLRecord, parent uint64) uint64 {
 	set(fLinksDropped, r.LinksDropped != 0)
 	set(fCheckedAt, !r.CheckedAt.IsZero())
 	set(fNextCheck, !r.NextCheck.IsZero())
+	set(fPayloadDigest, r.PayloadDigest != "")
 	return f
 }
 
@@ -199,6 +202,8 @@ func appendField(dst []byte, r *URLRecord, parent, bit uint64) []byte {
 		return appendTime(dst, r.CheckedAt)
 	case fNextCheck:
 		return appendTime(dst, r.NextCheck)
+	case fPayloadDigest:
+		return appendString(dst, r.PayloadDigest)
 	}
 	return dst // fNoIndex, fNoFollow: the bit is the value
 }
@@ -275,7 +280,7 @@ func decodeRecord(url string, v []byte) (URLRecord, uint64, error) {
 		d.fail("links stored both plain and compressed")
 	}
 	var parent uint64
-	for bit := uint64(1); bit <= fLinksZ && d.err == nil; bit <<= 1 {
+	for bit := uint64(1); bit <= fLast && d.err == nil; bit <<= 1 {
 		if f&bit != 0 {
 			d.field(&r, &parent, bit)
 		}
@@ -344,6 +349,8 @@ func (d *decoder) field(r *URLRecord, parent *uint64, bit uint64) {
 		r.NextCheck = d.time("next_check")
 	case fLinksZ:
 		r.Links = d.linksZ()
+	case fPayloadDigest:
+		r.PayloadDigest = d.string("payload_digest")
 	}
 }
 

@@ -18,7 +18,8 @@ func fullRecord() URLRecord {
 		Links: []string{"https://a.test/x", "https://a.test/xy", "https://b.test/", "", "https://b.test/"},
 		Error: "an error", Parent: "https://a.test/", Attempts: 2, Redirects: 1,
 		Lastmod: at.Add(-time.Hour).In(time.FixedZone("", 2*3600)), ETag: `W/"abc"`, LastModified: "Tue, 04 Mar 2025 05:06:07 GMT",
-		Bytes: 123456, LinksDropped: 7, CheckedAt: at.Add(time.Minute), NextCheck: at.Add(24 * time.Hour)}
+		Bytes: 123456, LinksDropped: 7, CheckedAt: at.Add(time.Minute), NextCheck: at.Add(24 * time.Hour),
+		PayloadDigest: "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"}
 }
 
 // sameRecord reports whether two records are equal, times compared as

@@ -32,35 +32,36 @@ func gz(s string) string {
 
 // exchanges covers the shapes a crawl meets.
 var exchanges = []struct {
-	name  string
-	ex    Exchange
-	types []string
+	name    string
+	ex      Exchange
+	types   []string
+	payload string // Written.Payload
 }{
 	{"plain 200", Exchange{URL: "http://example.org/", Request: req("/"),
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 11\r\n\r\n<p>home</p>"),
 		Metadata: []Field{{"decision", "fetched"}, {"outlink", "http://example.org/a"}}},
-		[]string{TypeRequest, TypeResponse, TypeMetadata}},
+		[]string{TypeRequest, TypeResponse, TypeMetadata}, Digest([]byte("<p>home</p>"))},
 	{"chunked, gzip-encoded", Exchange{URL: "http://example.org/a", Request: req("/a"),
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" +
 			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(gz("<p>a</p>")), gz("<p>a</p>")))},
-		[]string{TypeRequest, TypeResponse}},
+		[]string{TypeRequest, TypeResponse}, Digest([]byte(gz("<p>a</p>")))},
 	{"same payload elsewhere", Exchange{URL: "http://example.org/copy", Request: req("/copy"),
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 11\r\n\r\n<p>home</p>"),
 		Metadata: []Field{{"decision", "fetched"}}},
-		[]string{TypeRequest, TypeRevisit, TypeMetadata}},
-	{"304", Exchange{URL: "http://example.org/", Request: req("/"), Original: &Capture{URI: "http://example.org/", Date: t0},
+		[]string{TypeRequest, TypeRevisit, TypeMetadata}, Digest([]byte("<p>home</p>"))},
+	{"304", Exchange{URL: "http://example.org/", Request: req("/"), Original: &Capture{URI: "http://example.org/", Date: t0, Digest: Digest([]byte("<p>home</p>"))},
 		Response: []byte("HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n")},
-		[]string{TypeRequest, TypeRevisit}},
+		[]string{TypeRequest, TypeRevisit}, Digest([]byte("<p>home</p>"))}, // the original's
 	{"redirect", Exchange{URL: "http://example.org/r", Request: req("/r"),
 		Response: []byte("HTTP/1.1 301 Moved Permanently\r\nLocation: /a\r\nContent-Length: 0\r\n\r\n")},
-		[]string{TypeRequest, TypeResponse}},
+		[]string{TypeRequest, TypeResponse}, Digest(nil)},
 	{"truncated", Exchange{URL: "http://example.org/big", Request: req("/big"), Truncated: true,
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\naaaaaaaaaa")},
-		[]string{TypeRequest, TypeResponse}},
+		[]string{TypeRequest, TypeResponse}, ""},
 	{"noarchive", Exchange{URL: "http://example.org/secret", Request: req("/secret"), NoArchive: "meta robots noarchive",
 		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 6\r\n\r\nsecret"),
 		Metadata: []Field{{"decision", "fetched"}}},
-		[]string{TypeMetadata}},
+		[]string{TypeMetadata}, ""},
 }
 
 // MustWrite writes exchanges into a fresh directory and returns it, its
@@ -70,7 +71,9 @@ func mustWrite(t testing.TB, opts Options) string {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	opts.Now = func() time.Time { return t0 }
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return t0 }
+	}
 	w, err := Open(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +89,9 @@ func mustWrite(t testing.TB, opts Options) string {
 		}
 		if revisit := slices.Contains(x.types, TypeRevisit); revisit != (got.Revisit != "") || got.New != nil && revisit {
 			t.Errorf("%s: Written %+v", x.name, got)
+		}
+		if want := x.payload; got.Payload != want {
+			t.Errorf("%s: Written.Payload %q, want %q", x.name, got.Payload, want)
 		}
 	}
 	if err := w.Close(); err != nil {
@@ -153,7 +159,8 @@ func TestWriteAndScan(t *testing.T) {
 				t.Errorf("identical-payload revisit: %v %q", revisit.Header, revisit.Block)
 			}
 			nm := entries[10]
-			if nm.Header.Get("WARC-Profile") != ProfileNotModified || nm.Header.Get("WARC-Refers-To-Date") != "2026-11-22T10:00:00.000000Z" {
+			if nm.Header.Get("WARC-Profile") != ProfileNotModified || nm.Header.Get("WARC-Refers-To-Date") != "2026-11-22T10:00:00.000000Z" ||
+				nm.Header.Get("WARC-Payload-Digest") != entries[2].Header.Get("WARC-Payload-Digest") {
 				t.Errorf("server-not-modified revisit: %v", nm.Header)
 			}
 			last := entries[len(entries)-1]
@@ -229,6 +236,36 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// TestSerialContinuesAcrossRuns: each run's first file takes the serial
+// after the highest already in the directory for its prefix (a file left
+// open by a killed run included), so files of successive runs never
+// share a serial; other prefixes' files do not count.
+func TestSerialContinuesAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"other-20261122100000000-00041-h.warc.gz", "testbot-notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range []string{"00000", "00001", "00003"} {
+		if i == 2 { // a killed run left serial 00002 open
+			open := filepath.Join(dir, "testbot-20261122100000000-00002-h.warc.gz"+OpenSuffix)
+			src, _ := filepath.Glob(filepath.Join(dir, "testbot-*-00001-h.warc.gz"))
+			data, err := os.ReadFile(src[0])
+			if err != nil || os.WriteFile(open, data, 0o644) != nil {
+				t.Fatal(err)
+			}
+		}
+		start := t0.Add(time.Duration(i) * time.Hour)
+		mustWrite(t, Options{Dir: dir, Prefix: "testbot", Compress: true, Hostname: "h", Now: func() time.Time { return start }})
+		names, _ := filepath.Glob(filepath.Join(dir, "testbot-"+start.Format("20060102150405")+"000-"+want+"-h.warc.gz"))
+		if len(names) != 1 {
+			all, _ := Files(dir)
+			t.Fatalf("run %d: no file with serial %s: %v", i, want, all)
+		}
+	}
+}
+
 func TestOneWriterPerDir(t *testing.T) {
 	dir := t.TempDir()
 	w, err := Open(Options{Dir: dir})
@@ -295,6 +332,28 @@ func TestSURT(t *testing.T) {
 		{"http://127.0.0.1:8080/x", "1,0,0,127:8080)/x"},
 		{"https://www2.example.org:443/", "org,example)/"},
 		{"mailto:x@example.org", "mailto:x@example.org"},
+		// The host as pywb's surt canonicalises it: lower case before a
+		// leading www, www2 … is dropped (once), and after userinfo goes.
+		{"http://WWW.Example.org/A", "org,example)/a"},
+		{"https://Www2.EXAMPLE.org/", "org,example)/"},
+		{"http://user:pw@www.example.org/", "org,example)/"},
+		{"http://www.www.example.org/", "org,example,www)/"},
+		{"http://wwwexample.org/", "org,wwwexample)/"},
+		// Dots at the ends, and doubled, go.
+		{"http://example.org./x", "org,example)/x"},
+		{"http://www.example.org.:8080/", "org,example:8080)/"},
+		// A non-ASCII name is written in its IDNA form.
+		{"http://B\u00fccher.example/", "example,xn--bcher-kva)/"},
+		// Numeric IPv4 forms become dotted decimal; an invalid one stays.
+		{"http://3279880203/blah", "11,0,127,195)/blah"},
+		{"http://39024579298/", "226,210,11,22)/"},
+		{"http://017.0.0.1/", "1,0,0,15)/"},
+		{"http://10.0.258/", "2,1,0,10)/"},
+		{"http://1.2.3.256/", "256,3,2,1)/"},
+		{"http://0x7f.0.0.1/", "1,0,0,0x7f)/"},
+		// The default port however it is written; IPv6 as it was.
+		{"http://example.org:080/", "org,example)/"},
+		{"http://[::1]:8080/x", "::1:8080)/x"},
 	} {
 		if got := SURT(c.in); got != c.want {
 			t.Errorf("step %d: SURT(%q) = %q, want %q", i, c.in, got, c.want)

@@ -8,6 +8,8 @@
 // there, then the first Write starts a file named
 // PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz (the IIPC naming guideline) under
 // the temporary name ….warc.gz.open, beginning with a warcinfo record.
+// SERIAL continues from the highest already in the directory for PREFIX,
+// so the files of successive runs make one sequence.
 // Write takes one Exchange (the raw request and response bytes of one HTTP
 // request, as fetch captured them at the connection) and appends its
 // records in order: request, then response (or revisit), then metadata,

@@ -25,7 +25,8 @@ type Exchange struct {
 	Response  []byte    // bytes read: status line, headers, body as sent
 	Truncated bool      // Response stops short of the whole body (the fetch cap)
 	// Original is the capture a conditional GET was revalidating; a 304
-	// answer is written as a server-not-modified revisit referring to it.
+	// answer is written as a server-not-modified revisit referring to it,
+	// with its Digest as the revisit's payload digest when set.
 	Original *Capture
 	// NoArchive, when set, is why the page must not be archived (a
 	// noarchive directive): no request or response record is written and
@@ -44,6 +45,11 @@ type Written struct {
 	// New is set when the response's payload entered the digest index:
 	// the caller persists it, and gives it back to Remember after a restart.
 	New *Capture
+	// Payload is the payload digest of the response when it came whole,
+	// or for a server-not-modified revisit the original's digest (when
+	// known): what the caller keeps to give as Original.Digest when it
+	// revalidates the page.
+	Payload string
 }
 
 // Write appends the records of one exchange to the open file, starting a
@@ -83,6 +89,12 @@ func (w *Writer) Write(e Exchange) (Written, error) {
 		if r.typ == TypeRevisit {
 			out.Revisit = r.field("WARC-Profile")
 		}
+	}
+	switch {
+	case out.Revisit == ProfileNotModified:
+		out.Payload = e.Original.Digest
+	case msg.headLen > 0 && msg.complete && !e.Truncated:
+		out.Payload = payload
 	}
 	return out, nil
 }
@@ -158,6 +170,9 @@ func response(e Exchange, msg httpMessage, payload, id string, orig *Capture) *r
 		if !e.Original.Date.IsZero() {
 			r.add("WARC-Refers-To-Date", warcDate(e.Original.Date))
 		}
+		// The content is the original's (WARC 1.1 section 6.7.3: its
+		// payload digest where known).
+		r.add("WARC-Payload-Digest", e.Original.Digest)
 	case orig != nil:
 		// The headers only: the payload is in the original's record.
 		r.typ, r.block = TypeRevisit, e.Response[:msg.headLen]

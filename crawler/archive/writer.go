@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -82,7 +84,9 @@ type Writer struct {
 
 // Open prepares a Writer on opts.Dir: it creates the directory and
 // recovers every file a killed process left open (see Recover). The
-// first file is started by the first Write.
+// first file is started by the first Write; its serial follows the
+// highest one already in the directory for opts.Prefix, so the files of
+// successive runs continue one sequence.
 func Open(opts Options) (*Writer, error) {
 	opts.defaults()
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
@@ -100,7 +104,12 @@ func Open(opts Options) (*Writer, error) {
 	for _, r := range recovered {
 		opts.Logger.Warn("recovered WARC file left open", "file", r.File, "records", r.Records, "truncated_bytes", r.Dropped)
 	}
-	w := &Writer{opts: opts, digests: map[string]Capture{}, lock: lock}
+	serial, err := nextSerial(opts.Dir, opts.Prefix)
+	if err != nil {
+		unlock(lock)
+		return nil, err
+	}
+	w := &Writer{opts: opts, digests: map[string]Capture{}, lock: lock, serial: serial}
 	w.zpool.New = func() any { return gzip.NewWriter(nil) }
 	w.bufs.New = func() any { return new(serialised) }
 	return w, nil
@@ -294,6 +303,47 @@ func (w *Writer) write(s *serialised, recs []*record) error {
 		prev = s.spans[i]
 	}
 	return nil
+}
+
+// nextSerial returns one past the highest serial of the files named
+// PREFIX-TIMESTAMP-SERIAL-… in dir (their indexes and .open files
+// included), 0 when there are none.
+func nextSerial(dir, prefix string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("warc dir %q: %w", dir, err)
+	}
+	next := 0
+	for _, e := range entries {
+		if n, ok := fileSerial(e.Name(), prefix); ok && n >= next {
+			next = n + 1
+		}
+	}
+	return next, nil
+}
+
+// fileSerial reads the serial of a file name written by rotate for
+// prefix: PREFIX-, a 17-digit timestamp, -, the serial's digits, -.
+func fileSerial(name, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix+"-")
+	if !ok || len(rest) < 18 || rest[17] != '-' || !allDigits(rest[:17]) {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest[18:], "-")
+	if !ok || !allDigits(digits) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func exists(path string) bool {
