@@ -448,12 +448,12 @@ func TestClusterEmbedded(t *testing.T) {
 	// seed hands a URL to its shard for the next run of the nodes.
 	extra := w.Host(names[2]).URL("/extra")
 	out, stderr, code := cli(t, "seed", "-c", first, extra)
-	if code != 0 || strings.TrimSpace(out) != "queued "+extra {
+	if code != 0 || strings.TrimSpace(out) != extra+"\tqueued" {
 		t.Errorf("seed: exit %d, %q %s", code, out, stderr)
 	}
 	// One out of the crawl's scope is refused here, as standalone seed
 	// does (the shard's owner would drop it without a word).
-	if out, _, code := cli(t, "seed", "-c", first, "http://elsewhere.example/"); code != 1 || strings.TrimSpace(out) != "out of scope http://elsewhere.example/" {
+	if out, _, code := cli(t, "seed", "-c", first, "http://elsewhere.example/"); code != 1 || strings.TrimSpace(out) != "http://elsewhere.example/\tout of scope" {
 		t.Errorf("seed out of scope: exit %d, %q; want 1, out of scope", code, out)
 	}
 	if out, _, _ := cli(t, "status", "-c", first, "--json"); !strings.Contains(out, `"undecided": 1`) {

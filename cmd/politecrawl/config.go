@@ -147,7 +147,10 @@ var agentName = regexp.MustCompile(`^[A-Za-z_-]+$`)
 
 // loadConfig reads the config file (may be "" for defaults only), then
 // POLITECRAWL_* environment variables, then the flags that were set.
+// An error names where the wrong value came from: the file, a flag or an
+// environment variable (see sources).
 func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Config, error) {
+	src := newSources(path, flags, binds)
 	v := viper.New()
 	for k, d := range defaults {
 		v.SetDefault(k, d)
@@ -169,15 +172,17 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 			return nil, usagef("config %s: %v", path, err)
 		}
 	}
-	if err := durationsHaveUnits(v); err != nil {
-		return nil, usagef("config %s: %v", path, err)
+	// The variables' values are checked first, each against its key's
+	// type: what the decoder finds after that is the file's.
+	if err := src.blame(append(src.envProblems(), durationsHaveUnits(v)...)); err != nil {
+		return nil, usagef("%w", err)
 	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, usagef("config %s: %v", path, unknownKeys(err))
 	}
-	if err := c.Validate(); err != nil {
-		return nil, usagef("config %s: %v", path, err)
+	if err := src.blame(c.problems()); err != nil {
+		return nil, usagef("%w", err)
 	}
 	c.State = resolveState(c.State, path, v.InConfig("state") && !flagChanged(flags, "state") && os.Getenv("POLITECRAWL_STATE") == "")
 	if c.WARC.Dir != "" {
@@ -193,41 +198,30 @@ const minDelay = 100 * time.Millisecond
 // durationKeys lists the config keys of type time.Duration.
 var durationKeys = func() []string {
 	var keys []string
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			key := prefix + f.Tag.Get("mapstructure")
-			switch {
-			case f.Type == reflect.TypeFor[time.Duration]():
-				keys = append(keys, key)
-			case f.Type.Kind() == reflect.Struct:
-				walk(f.Type, key+".")
-			}
+	for key, t := range keyTypes {
+		if t == reflect.TypeFor[time.Duration]() {
+			keys = append(keys, key)
 		}
 	}
-	walk(reflect.TypeFor[Config](), "")
 	sort.Strings(keys)
 	return keys
 }()
 
 // durationsHaveUnits refuses a duration written as a bare number: YAML
 // reads `default_delay: 2` as the integer 2, which would otherwise become
-// 2 ns and hammer the site. 0 alone is unambiguous and allowed.
-func durationsHaveUnits(v *viper.Viper) error {
-	var errs []string
+// 2 ns and hammer the site. 0 alone is unambiguous and allowed. (An
+// environment variable's value is a string: envProblems checks it.)
+func durationsHaveUnits(v *viper.Viper) []error {
+	var errs []error
 	for _, key := range durationKeys {
 		switch n := v.Get(key).(type) {
 		case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
-			if fmt.Sprint(n) != "0" {
-				errs = append(errs, fmt.Sprintf("%s: %v has no unit; write it with one, e.g. %vs or %vms (units: ms, s, m, h)", key, n, n, n))
+			if msg := noUnit(fmt.Sprint(n)); msg != "" {
+				errs = append(errs, fmt.Errorf("%s: %s", key, msg))
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 func flagChanged(flags *pflag.FlagSet, name string) bool {
@@ -274,8 +268,22 @@ func unknownKeys(err error) error {
 	return errors.New(strings.Join(strings.Fields(msg), " "))
 }
 
-// Validate checks every value and names the key at fault.
+// Validate checks every value and names the key at fault, in one line.
 func (c *Config) Validate() error {
+	errs := c.problems()
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	// One line, as usage errors are.
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+// problems checks every value; each error starts with the key at fault.
+func (c *Config) problems() []error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
@@ -361,16 +369,7 @@ func (c *Config) Validate() error {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
 	errs = append(errs, c.WARC.validate()...)
-	errs = append(errs, c.validateCluster()...)
-	if len(errs) == 0 {
-		return nil
-	}
-	msgs := make([]string, len(errs))
-	for i, e := range errs {
-		msgs[i] = e.Error()
-	}
-	// One line, as usage errors are.
-	return errors.New(strings.Join(msgs, "; "))
+	return append(errs, c.validateCluster()...)
 }
 
 func parseLevel(s string) (slog.Level, error) {

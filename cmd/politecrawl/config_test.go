@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,6 +105,61 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error spans lines: %q", c.yaml, err)
 		}
+	}
+}
+
+// TestConfigErrorsNameTheVariable: a wrong value from a POLITECRAWL_*
+// variable or a flag is said of that variable or flag, as clearly as the
+// same mistake in the file, and the file (which is right) is not blamed.
+// Before, every message began "config FILE:" and an env duration without
+// a unit got only "time: missing unit in duration".
+func TestConfigErrorsNameTheVariable(t *testing.T) {
+	for i, c := range []struct {
+		env   map[string]string
+		flags []string
+		file  string
+		want  []string
+	}{
+		{env: map[string]string{"POLITECRAWL_POLITENESS_DEFAULT_DELAY": "2"},
+			want: []string{"environment variable POLITECRAWL_POLITENESS_DEFAULT_DELAY: 2 has no unit; write it with one, e.g. 2s"}},
+		{env: map[string]string{"POLITECRAWL_NETWORK_TIMEOUT": "soon"},
+			want: []string{`environment variable POLITECRAWL_NETWORK_TIMEOUT: "soon" is not a duration`}},
+		{env: map[string]string{"POLITECRAWL_WORKERS": "lots"},
+			want: []string{`environment variable POLITECRAWL_WORKERS: "lots" is not a whole number`}},
+		{env: map[string]string{"POLITECRAWL_SITEMAPS": "yes please"},
+			want: []string{`environment variable POLITECRAWL_SITEMAPS: "yes please" is not true or false`}},
+		{env: map[string]string{"POLITECRAWL_WORKERS": "0"},
+			want: []string{"environment variable POLITECRAWL_WORKERS: 0 must be between 1 and 1024"}},
+		{env: map[string]string{"POLITECRAWL_CLUSTER_NATS": "http://127.0.0.1:4222", "POLITECRAWL_CLUSTER_NAME": "c"},
+			want: []string{"environment variable POLITECRAWL_CLUSTER_NATS: "}},
+		{flags: []string{"--log-level", "loud"}, want: []string{`flag --log-level: "loud" must be debug`}},
+		// The file's mistakes and the variable's, each under its source.
+		{env: map[string]string{"POLITECRAWL_WORKERS": "0"}, file: "log:\n  format: xml\n",
+			want: []string{": log.format: \"xml\"", "; environment variable POLITECRAWL_WORKERS: 0 must be"}},
+		{env: map[string]string{"POLITECRAWL_POLITENESS_MAX_DELAY": "3"}, file: "politeness:\n  default_delay: 2\n",
+			want: []string{": politeness.default_delay: 2 has no unit", "environment variable POLITECRAWL_POLITENESS_MAX_DELAY: 3 has no unit"}},
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			flags := pflag.NewFlagSet("x", pflag.ContinueOnError)
+			flags.String("log-level", "info", "")
+			flags.String("state", "", "")
+			if err := flags.Parse(c.flags); err != nil {
+				t.Fatal(err)
+			}
+			path := writeConfig(t, "workers: 2\n"+c.file)
+			_, err := loadConfig(path, flags, flagBinds)
+			for _, want := range c.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%v %v: error %v, want one with %q", c.env, c.flags, err, want)
+				}
+			}
+			if err != nil && c.file == "" && strings.Contains(err.Error(), path) {
+				t.Errorf("%v %v: the file is blamed: %v", c.env, c.flags, err)
+			}
+		})
 	}
 }
 

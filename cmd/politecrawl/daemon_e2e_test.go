@@ -165,7 +165,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	// One URL queued, one refused: each gets its line, and the exit
 	// status (1) says not all were added.
 	out, err = exec.Command(binary, "seed", "-c", cfg, h.URL("/seeded"), "http://elsewhere.invalid/").Output()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "queued "+h.URL("/seeded")) || !strings.Contains(string(out), "out of scope") {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), h.URL("/seeded")+"\tqueued\n") || !strings.Contains(string(out), "http://elsewhere.invalid/\tout of scope\n") {
 		t.Errorf("seed: %v %s", err, out)
 	}
 	waitUntil(t, "the live seed", 10*time.Second, func() bool { return h.Count("/seeded") > 0 })

@@ -15,14 +15,15 @@ import (
 )
 
 // TestSeedWithoutARunningCrawl: with scope.hosts empty, the scope is the
-// config's seeds' hosts, offline as in a run.
+// config's seeds' hosts, offline as in a run. Each line is the URL, a tab
+// and what became of it (the reason came first before).
 func TestSeedWithoutARunningCrawl(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "crawl.yaml")
 	os.WriteFile(cfg, []byte("seeds: [\"http://site.example/\"]\nstate: s.db\n"), 0o600)
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), []string{"seed", "-c", cfg, "http://site.example/more"}, &out, &errb)
-	if code != 0 || !strings.Contains(out.String(), "queued http://site.example/more") {
+	if code != 0 || out.String() != "http://site.example/more\tqueued\n" {
 		t.Errorf("seed in scope: exit %d, %q %q", code, out.String(), errb.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s.db")); err != nil {
@@ -31,7 +32,7 @@ func TestSeedWithoutARunningCrawl(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	code = Main(context.Background(), []string{"seed", "-c", cfg, "http://elsewhere.example/"}, &out, &errb)
-	if code != 1 || !strings.Contains(out.String(), "out of scope http://elsewhere.example/") || !strings.Contains(errb.String(), "not added") {
+	if code != 1 || out.String() != "http://elsewhere.example/\tout of scope\n" || !strings.Contains(errb.String(), "not added") {
 		t.Errorf("seed out of scope: exit %d, %q %q", code, out.String(), errb.String())
 	}
 }

@@ -42,7 +42,9 @@ next run.`,
 			}
 			var refused int
 			for _, r := range res {
-				fmt.Fprintf(stdout, "%s %s\n", r.Outcome, r.URL)
+				// The URL first, as in a list of URLs: `cut -f1` gives them
+				// back, and a reason with spaces stays one field.
+				fmt.Fprintf(stdout, "%s\t%s\n", r.URL, r.Outcome)
 				if r.Outcome == "out of scope" || strings.HasPrefix(r.Outcome, "invalid") {
 					refused++
 				}

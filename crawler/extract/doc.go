@@ -30,7 +30,8 @@
 //
 //   - Links: at most Options.MaxLinks (default DefaultMaxLinks, 10,000)
 //     are kept, the first in document order; the rest are counted in
-//     Page.LinksDropped. HTML, the older entry point, keeps every link.
+//     Page.LinksDropped. Links that differ only in their fragment are one
+//     link, for the cap and the count. HTML, the older entry point, keeps every link.
 //   - Links that cannot be used are reported, not silently lost: longer
 //     than MaxURLLength (8,192 bytes) or unparsable, in Page.Skipped (at
 //     most MaxSkipped, each URL cut to 2,048 bytes) and Page.SkippedMore.

@@ -357,3 +357,42 @@ func TestCharsets(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkCapCountsPagesNotFragments: links that differ only in their
+// fragment are one link, for the cap and for LinksDropped. A contents
+// page of 10,000 anchors into one page and a real link after them keeps
+// the real link; before, the anchors used up the cap and it was dropped.
+func TestLinkCapCountsPagesNotFragments(t *testing.T) {
+	fragments := func(n int, tail string) []byte {
+		var sb strings.Builder
+		for i := range n {
+			fmt.Fprintf(&sb, `<a href="index.html#s%d">%d</a>`, i, i)
+		}
+		return []byte(sb.String() + tail)
+	}
+	for _, c := range []struct {
+		name    string
+		body    []byte
+		max     int
+		want    []string
+		dropped int
+	}{
+		{"10,000 anchors and a real link", fragments(10000, `<a href="/real">real</a>`), 0,
+			[]string{"http://h/docs/index.html", "http://h/real"}, 0},
+		{"anchors into kept and dropped pages", []byte(`<a href="a#1">a</a><a href="a#2">a</a><a href="b#x">b</a>` +
+			`<a href="c#1">c</a><a href="b">b</a>`), 2,
+			[]string{"http://h/docs/a", "http://h/docs/b"}, 1},
+		{"absolute URLs with fragments", []byte(`<a href="http://o/p#top">1</a><a href="http://o/p#end">2</a><a href="http://o/q">3</a>`), 2,
+			[]string{"http://o/p", "http://o/q"}, 0},
+	} {
+		for _, how := range []parser{treeOnly, streamOnly} {
+			p, _, err := parse(c.body, mustURL(t, "http://h/docs/index.html"), nil, Options{MaxLinks: c.max}, how)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Links, c.want) || p.LinksDropped != c.dropped {
+				t.Errorf("%s (parser %d): links %q, %d dropped; want %q, %d", c.name, how, p.Links, p.LinksDropped, c.want, c.dropped)
+			}
+		}
+	}
+}

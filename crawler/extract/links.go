@@ -42,6 +42,15 @@ func cleanHref(h string) string {
 	return h
 }
 
+// withoutFragment cuts a cleaned href at its first '#', where a URL's
+// fragment starts; a bare fragment becomes "", which is not followable.
+func withoutFragment(h string) string {
+	if i := strings.IndexByte(h, '#'); i >= 0 {
+		return h[:i]
+	}
+	return h
+}
+
 // followable reports whether a cleaned href may lead to an http(s) URL:
 // not empty, not a bare fragment, and with no scheme or an http(s) one
 // (javascript:, mailto:, tel:, data: and the like are not links to crawl).

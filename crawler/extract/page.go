@@ -36,8 +36,9 @@ type Options struct {
 	// Agent is our product token, matched case-insensitively against
 	// <meta name> and X-Robots-Tag prefixes. Empty: only "robots" applies.
 	Agent string
-	// MaxLinks caps Page.Links: once that many distinct links are held,
-	// the rest are only counted in Page.LinksDropped. 0 means
+	// MaxLinks caps Page.Links: once that many distinct links are held
+	// (the fragment cut first: a#1 and a#2 are one link), the rest are
+	// only counted in Page.LinksDropped. 0 means
 	// DefaultMaxLinks; negative means no cap.
 	MaxLinks int
 }
@@ -48,7 +49,8 @@ type Page struct {
 	Links      []string // absolute http(s) URLs, fragment-free, deduplicated, in document order
 	Directives Directives
 	// LinksDropped counts the links past Options.MaxLinks, which are
-	// neither kept nor deduplicated.
+	// neither kept nor deduplicated (only their fragments are cut: a
+	// repeat of a kept link is not counted, one of a dropped link is).
 	LinksDropped int
 	// Skipped are links that were found but are not usable URLs (too long,
 	// unparsable), at most MaxSkipped of them; SkippedMore counts the rest.

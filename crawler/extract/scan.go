@@ -89,9 +89,12 @@ func (s *scan) startTag(z *html.Tokenizer) {
 	}
 }
 
-// link keeps one <a>/<area> href, within the cap.
+// link keeps one <a>/<area> href, within the cap. The fragment is cut
+// first: index.html#s1 and index.html#s2 are one page, and counted as
+// distinct links they used up the cap (a contents page of anchors lost
+// the real links after them) and inflated LinksDropped.
 func (s *scan) link(href string) {
-	h := cleanHref(href)
+	h := withoutFragment(cleanHref(href))
 	switch {
 	case !followable(h) || s.seen[h]:
 	case len(h) > MaxURLLength:
