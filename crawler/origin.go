@@ -81,6 +81,9 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, now time.Time) error {
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
 	defer func() { c.setWork(host, c.host(host)) }()
+	if ref := privateRefusal(rr.Err, r.task.host); ref != nil {
+		return c.refusePrivate(tx, r, ref, now)
+	}
 	if rr.Outcome == robotscache.Parsed || rr.Outcome == robotscache.Unavailable {
 		if !r.released {
 			c.applyRobots(r, now)

@@ -90,8 +90,12 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, h *hostWork, now time.Tim
 	if r.err != nil {
 		c.cfg.Metrics.fetch(0, 0, 0)
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
+		if ref := privateRefusal(r.err, t.host); ref != nil {
+			c.sched.Refused(t.host, ref.reason, now) // nothing was sent
+			return c.finish(tx, rec, t, storage.Failed, ref.reason)
+		}
 		var fe *fetch.Error
-		if errors.Is(r.err, fetch.ErrPrivateAddress) || errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
+		if errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
 			return c.finish(tx, rec, t, storage.Failed, r.err.Error())
 		}
 		return c.retry(tx, rec, t, r.err.Error(), 0, now)
