@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -247,6 +248,11 @@ func TestRobotsRefetchedAfterMaxAge(t *testing.T) {
 	}
 }
 
+// TestPrivateAddressRefusedAtOnce: a crawl of one's own intranet or
+// localhost without network.allow_private requests nothing, and says so at
+// once, in one line that names the key (not "unreachable", no attempts,
+// no retry); status shows no last request and the refusal as the last
+// error; the next run, with the key set, crawls the site.
 func TestPrivateAddressRefusedAtOnce(t *testing.T) {
 	w := crawltest.NewWeb()
 	defer w.Close()
@@ -254,8 +260,10 @@ func TestPrivateAddressRefusedAtOnce(t *testing.T) {
 	cfg := testConfig(h.URL("/"))
 	cfg.Fetch.AllowPrivate = false
 	cfg.RobotsRetryBase = time.Minute // a retry would hang the test
-	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-	defer db.Close()
+	var logs syncBuffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := openDB(t, path)
 	c, err := New(db, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -268,9 +276,45 @@ func TestPrivateAddressRefusedAtOnce(t *testing.T) {
 	if n := len(h.Log()); n != 0 {
 		t.Errorf("loopback server saw %d requests", n)
 	}
+	var said []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "network.allow_private") || !strings.Contains(said[0], h.Authority()) ||
+		strings.Contains(said[0], "unreachable") || strings.Contains(said[0], "attempt") {
+		t.Errorf("want one warning naming network.allow_private and the address; got %q", said)
+	}
+	if n := strings.Count(logs.String(), "dial tcp"); n > 1 {
+		t.Errorf("the log says 'dial tcp' %d times:\n%s", n, logs.String())
+	}
 	r := records(t, db)[h.URL("/")]
-	if r == nil || r.State != storage.Failed || !strings.Contains(r.Error, "private address") {
+	if r == nil || r.State != storage.Failed || !strings.Contains(r.Error, "private address") || !strings.Contains(r.Error, "network.allow_private") {
 		t.Errorf("record %+v", r)
+	}
+	st, err := ReadStatus(db, time.Now())
+	if err != nil || len(st.PerHost) != 1 {
+		t.Fatalf("status %+v %v", st, err)
+	}
+	if hs := st.PerHost[0]; !hs.LastRequest.IsZero() || !strings.Contains(hs.LastError, "network.allow_private") {
+		t.Errorf("status: last request %v (none was sent), last error %q", hs.LastRequest, hs.LastError)
+	}
+	db.Close()
+
+	// With the key set, the next run crawls what was refused.
+	cfg.Fetch.AllowPrivate, cfg.Logger = true, nil
+	db = openDB(t, path)
+	defer db.Close()
+	c, err = New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("second run: %v %v", err, ctx.Err())
+	}
+	if r := records(t, db)[h.URL("/")]; r == nil || r.State != storage.Fetched {
+		t.Errorf("after allowing private addresses: %+v", r)
 	}
 }
 

@@ -79,6 +79,9 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, no
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
 	defer c.front.Wake(host, now)
+	if ref := privateRefusal(rr.Err, r.task.host); ref != nil {
+		return c.refusePrivate(tx, r, ref, now)
+	}
 	if rr.Outcome == robotscache.Parsed || rr.Outcome == robotscache.Unavailable {
 		if !appliedEarlier {
 			c.applyRobots(r, now)

@@ -28,7 +28,13 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	// The claim ends here unless it ended when the result came back (see
 	// receive): the backoff this result may cause is put in place below,
 	// before the coordinator dispatches again.
-	appliedEarlier := !c.release(&r)
+	var appliedEarlier bool
+	if ref := refusedUnsent(r); ref != nil {
+		// Nothing was sent: the host's last request stays what it was.
+		c.front.Refuse(host, r.task.claim, ref.reason, now)
+	} else {
+		appliedEarlier = !c.release(&r)
+	}
 	if !r.sent.IsZero() {
 		r.started = r.sent
 	}
@@ -79,8 +85,12 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	if r.err != nil {
 		c.cfg.Metrics.fetch(0, 0, 0)
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
+		if ref := privateRefusal(r.err, t.host); ref != nil {
+			// Nothing was sent: record gave the claim back unspent.
+			return c.finish(tx, rec, t, storage.Failed, ref.reason)
+		}
 		var fe *fetch.Error
-		if errors.Is(r.err, fetch.ErrPrivateAddress) || errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
+		if errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
 			return c.finish(tx, rec, t, storage.Failed, r.err.Error())
 		}
 		return c.retry(tx, rec, t, r.err.Error(), 0, now)

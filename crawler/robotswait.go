@@ -23,7 +23,7 @@ const robotsGaveUpPrefix = "robots.txt unreachable after "
 func (c *Crawler) requeueRobotsFailures(tx *storage.Tx, origin string) (int, error) {
 	var again []*storage.URLRecord
 	err := tx.ForEachURLWithPrefix(origin+"/", func(r *storage.URLRecord) error {
-		if r.State == storage.Failed && strings.HasPrefix(r.Error, robotsGaveUpPrefix) {
+		if r.State == storage.Failed && (strings.HasPrefix(r.Error, robotsGaveUpPrefix) || strings.HasPrefix(r.Error, privatePrefix)) {
 			again = append(again, r)
 		}
 		return nil

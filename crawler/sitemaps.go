@@ -131,8 +131,9 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 		return c.settleSitemap(tx, t.host, t.url, smFailed, fmt.Sprintf("HTTP %d", p.Status))
 	}
 	res := r.smResult
+	// The counts are this read's: a re-read starts them over.
 	rec.State, rec.Format, rec.Listed, rec.Truncated = smRead, res.Format.String(), res.Entries+res.Invalid, res.Truncated
-	rec.Dropped = map[string]int{}
+	rec.Accepted, rec.Dropped = 0, map[string]int{}
 	if res.Invalid > 0 {
 		rec.Dropped[dropInvalid] += res.Invalid
 	}
@@ -208,7 +209,11 @@ func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries [
 		}
 		if tx.Seen(n) {
 			// Seen before (a newer lastmod may still make it due again).
-			rec.Dropped[dropKnown]++
+			known, err := tx.GetURL(n)
+			if err != nil {
+				return err
+			}
+			rec.Dropped[seenFate(known)]++
 			if _, err := c.lastmodNewer(tx, n, e.Lastmod); err != nil {
 				return err
 			}
@@ -227,4 +232,19 @@ func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries [
 		}
 	}
 	return nil
+}
+
+// seenFate is the drop reason of a listed URL seen before: refused when it
+// was refused (by robots.txt, a limit or a trap guard) and never fetched,
+// so that a re-read of a sitemap still says so; already known otherwise.
+func seenFate(r *storage.URLRecord) string {
+	if r == nil {
+		return dropKnown
+	}
+	switch {
+	case r.State == storage.Disallowed, r.State == storage.Skipped,
+		r.State == storage.Failed && r.Attempts == 0 && r.FetchedAt.IsZero():
+		return dropRefused
+	}
+	return dropKnown
 }

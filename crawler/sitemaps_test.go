@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/storage"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func crawlShop(t *testing.T, web *crawltest.Web, db *storage.DB, sitemaps bool, tweak func(*Config)) {
@@ -187,5 +189,71 @@ func TestSitemapReadAgainAfterStop(t *testing.T) {
 		if n := shop.Count(p); n != 1 {
 			t.Errorf("%s requested %d times, want 1", p, n)
 		}
+	}
+}
+
+// TestSitemapReadAgainCountsThatRead: a sitemap read again (as a daemon
+// does each interval) reports what that read did: nothing new accepted,
+// the URLs it queued before now already known, and the one robots.txt
+// refused still refused, in its record (and so in status), its log line
+// and politecrawl_sitemap_urls_total, whose "accepted" does not grow.
+func TestSitemapReadAgainCountsThatRead(t *testing.T) {
+	web := crawltest.SitemapWeb()
+	defer web.Close()
+	shop := web.Host("shop")
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	crawlShop(t, web, db, true, nil)
+	products := shop.URL("/sitemaps/products.xml.gz")
+	first := sitemapRecords(t, db)[products]
+	if first == nil || first.Accepted != 2 || first.Dropped[dropRefused] != 1 {
+		t.Fatalf("first read: %+v", first)
+	}
+
+	// Due again: what rereadSitemap does when its interval has passed.
+	if err := db.Update(func(tx *storage.Tx) error {
+		r, err := tx.GetSitemap(products)
+		if err != nil {
+			return err
+		}
+		r.State = smPending
+		return tx.PutSitemap(r)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	crawlShop(t, web, db, true, func(c *Config) { c.Metrics = NewMetrics(reg) })
+	if n := shop.Count("/sitemaps/products.xml.gz"); n != 2 {
+		t.Fatalf("sitemap read %d times, want 2", n)
+	}
+
+	again := sitemapRecords(t, db)[products]
+	want := map[string]int{dropOutside: 1, dropKnown: 4, dropRefused: 1}
+	if again.Listed != 6 || again.Accepted != 0 || !maps.Equal(again.Dropped, want) {
+		t.Errorf("read again: listed %d, accepted %d, dropped %v; want 6, 0, %v", again.Listed, again.Accepted, again.Dropped, want)
+	}
+	st, err := ReadStatus(db, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range st.PerHost {
+		if h.Host == shop.Authority() && (h.Sitemaps == nil || h.Sitemaps.Dropped[dropRefused] != 1) {
+			t.Errorf("status lost the URL robots.txt refused: %+v", h.Sitemaps)
+		}
+	}
+	fates := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "politecrawl_sitemap_urls_total" {
+			for _, m := range f.GetMetric() {
+				fates[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	if fates["accepted"] != 0 || fates[dropKnown] != 4 || fates[dropRefused] != 1 {
+		t.Errorf("politecrawl_sitemap_urls_total for the second read: %v; want 0 accepted, 4 known, 1 refused", fates)
 	}
 }

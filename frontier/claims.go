@@ -102,6 +102,20 @@ func (f *Frontier[H]) Release(host string, id uint64, sent time.Time, ip string,
 	return true
 }
 
+// Refuse ends claim id, whose request the crawl's own configuration
+// refused before it was sent (a private address): as Cancel, the host's
+// last request stays what it was, and why is kept as its last error (for
+// status). It reports false, changing nothing, if the claim had ended.
+func (f *Frontier[H]) Refuse(host string, id uint64, why string, now time.Time) bool {
+	if !f.open(host, id) {
+		return false
+	}
+	delete(f.claims, host)
+	f.sched.Refused(host, why, now)
+	f.setWork(host, now)
+	return true
+}
+
 // Returned ends a taken URL's time out: its outcome is recorded (or it
 // stays queued, untouched).
 func (f *Frontier[H]) Returned(host string, now time.Time) {

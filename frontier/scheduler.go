@@ -201,6 +201,15 @@ func (s *Scheduler) Cancel(host string, now time.Time) {
 	s.update(h, now)
 }
 
+// Refused ends a claim from Next whose request the crawl's own
+// configuration refused before it was sent (a private address): as
+// Cancel, the host's last request stays what it was, and why is kept as
+// its last error (Record), for status.
+func (s *Scheduler) Refused(host, why string, now time.Time) {
+	s.Cancel(host, now)
+	s.slot(host).lastError = why
+}
+
 // Started tells the schedule when the claimed request actually went out
 // (its headers were written), which is later than the claim by the time
 // it took to connect. Spacing then counts from that moment, so the gap the

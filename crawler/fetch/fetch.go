@@ -133,7 +133,9 @@ func guard(_ context.Context, network, address string, _ syscall.RawConn) error 
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !IsPublic(ip) {
-		return fmt.Errorf("dial %s %s: %w", network, address, ErrPrivateAddress)
+		// The dialer's *net.OpError already names the operation and
+		// the address ("dial tcp 10.0.0.5:80: ...").
+		return ErrPrivateAddress
 	}
 	return nil
 }

@@ -209,11 +209,9 @@ func (c *Cache) Unreachable(origin string, rr Result, started, now time.Time) (*
 		return o, Unreachability{GoodCopy: true, Wait: wait}
 	}
 	o.rules, o.outcome, o.expires = DisallowAll(), Unreachable, time.Time{}
-	if errors.Is(rr.Err, fetch.ErrPrivateAddress) {
-		// Configuration, not weather: no retry will change it.
-		o.attempts = c.p.Retries + 1
-	}
-	if o.attempts > c.p.Retries {
+	// A refused private address is configuration, not weather: no
+	// retry will change it (and no request was made to count).
+	if o.attempts > c.p.Retries || errors.Is(rr.Err, fetch.ErrPrivateAddress) {
 		o.gaveUp = true
 		return o, Unreachability{GaveUp: true}
 	}

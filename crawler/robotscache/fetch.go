@@ -2,6 +2,7 @@ package robotscache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/robots"
 )
 
@@ -88,6 +90,10 @@ type Result struct {
 func (r Result) Reason() string {
 	var b strings.Builder
 	switch {
+	case errors.Is(r.Err, fetch.ErrPrivateAddress):
+		// Our own configuration refused it: nothing was requested, and
+		// nothing is unreachable.
+		return r.Err.Error()
 	case r.Err != nil:
 		fmt.Fprintf(&b, "error: %v", r.Err)
 	case r.Status != 0:
