@@ -232,7 +232,9 @@ func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, r
 	}
 	prev := rec.State
 	rec.State, rec.Error = state, reason
-	unqueued(rec)
+	if err := c.settleSchedule(tx, rec); err != nil {
+		return err
+	}
 	if err := tx.PutURL(rec, prev); err != nil {
 		return err
 	}

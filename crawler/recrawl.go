@@ -16,11 +16,26 @@ func unqueued(rec *storage.URLRecord) {
 	}
 }
 
-// scheduleCheck makes a fetched (or failed) page due again Recrawl after
+// settleSchedule is the schedule of a page decided without a request. A
+// page fetched before and disallowed now (robots.txt changed before its
+// recheck) forgets its last response, which it may no longer read, and
+// stays on the schedule, so that a recheck fetches it once robots.txt
+// allows it again; any other leaves the schedule.
+func (c *Crawler) settleSchedule(tx *storage.Tx, rec *storage.URLRecord) error {
+	if rec.State != storage.Disallowed || rec.FetchedAt.IsZero() {
+		unqueued(rec)
+		return nil
+	}
+	rec.ForgetResponse()
+	return c.scheduleCheck(tx, rec)
+}
+
+// scheduleCheck makes a fetched (or failed, or disallowed since its
+// fetch: see storage.URLRecord.Recheckable) page due again Recrawl after
 // now. The due entry carries the time, and so does the record: an entry
 // whose time no longer matches the record's NextCheck is stale.
 func (c *Crawler) scheduleCheck(tx *storage.Tx, rec *storage.URLRecord) error {
-	if c.cfg.Recrawl <= 0 || rec.State != storage.Fetched && rec.State != storage.Failed {
+	if c.cfg.Recrawl <= 0 || !rec.Recheckable() {
 		unqueued(rec)
 		return nil
 	}
@@ -200,8 +215,9 @@ func (c *Crawler) planSweep(tx *storage.Tx) error {
 	return nil
 }
 
-// sweepSome schedules the next chunk of records of the sweep: each
-// fetched or failed page not queued for its recheck now, due Recrawl
+// sweepSome schedules the next chunk of records of the sweep: each page
+// on the recrawl schedule (fetched, failed, or disallowed since its
+// fetch) not queued for its recheck now, due Recrawl
 // after it was last fetched or checked, or at once if that is past (a
 // page with neither time keeps the time it had, or is due Recrawl from
 // now). An old entry of a page left in the schedule goes stale (its time
@@ -214,7 +230,7 @@ func (c *Crawler) sweepSome() error {
 	return c.update(func(tx *storage.Tx) error {
 		var recs []*storage.URLRecord
 		last, more, err := tx.ForEachURLAfter(s.after, sweepChunk, func(r *storage.URLRecord) error {
-			if (r.State == storage.Fetched || r.State == storage.Failed) && !r.NextCheck.Equal(storage.CheckQueued) &&
+			if r.Recheckable() && !r.NextCheck.Equal(storage.CheckQueued) &&
 				(!s.scheduledOnly || r.Scheduled()) {
 				recs = append(recs, r)
 			}

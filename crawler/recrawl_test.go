@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -464,6 +465,40 @@ func TestRecrawlDisallowedRecheckIsNotQueued(t *testing.T) {
 	})
 	if r := records(t, db)[h.URL("/a")]; r.State != storage.Disallowed || r.NextCheck.Equal(storage.CheckQueued) {
 		t.Errorf("/a after its recheck was disallowed: %s, next check %v; want disallowed, not marked queued", r.State, r.NextCheck)
+	}
+}
+
+// TestRecrawlDisallowedRecheckIsFetchedWhenAllowed: a page robots.txt
+// disallows by its recheck is recorded disallowed with nothing left of its
+// last response (status 0, no links), stays on the recheck schedule, and
+// is fetched again at a recheck once robots.txt allows it again.
+func TestRecrawlDisallowedRecheckIsFetchedWhenAllowed(t *testing.T) {
+	h, db := twoPages(t)
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl, cfg.RobotsTTL = 20*time.Millisecond, 300*time.Millisecond, 100*time.Millisecond
+	var disallowed *storage.URLRecord
+	runFor(t, db, cfg, 10*time.Second, func() bool {
+		switch r := records(t, db)[h.URL("/a")]; {
+		case disallowed == nil && h.Count("/a") >= 1:
+			h.SetPage("/robots.txt", &crawltest.Page{Body: "User-agent: *\nDisallow: /a\n"})
+			if r != nil && r.State == storage.Disallowed {
+				disallowed = r
+				h.SetPage("/robots.txt", &crawltest.Page{Body: "User-agent: *\nAllow: /\n"})
+			}
+		case disallowed != nil:
+			return h.Count("/a") >= 2 && r.State == storage.Fetched
+		}
+		return false
+	})
+	if disallowed == nil {
+		t.Fatal("/a was never disallowed on its recheck")
+	}
+	if d := disallowed; d.Status != 0 || len(d.Links) != 0 || d.Title != "" || !d.Scheduled() || !strings.HasPrefix(d.Error, "robots.txt: Disallow: /a") {
+		t.Errorf("/a disallowed on its recheck: status %d, title %q, links %v, error %q, next check %v; want status 0, nothing of the last response, the rule, a time",
+			d.Status, d.Title, d.Links, d.Error, d.NextCheck)
+	}
+	if r := records(t, db)[h.URL("/a")]; h.Count("/a") < 2 || r.State != storage.Fetched || r.Status != 200 || r.Title != "A" {
+		t.Errorf("/a once robots.txt allows it again: fetched %d times, %s %d %q; want fetched again, 200", h.Count("/a"), r.State, r.Status, r.Title)
 	}
 }
 

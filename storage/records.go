@@ -101,3 +101,20 @@ var CheckQueued = time.Unix(1, 0).UTC()
 // Scheduled reports whether r has a recheck due at a time (not queued for
 // it, not unscheduled).
 func (r *URLRecord) Scheduled() bool { return !r.NextCheck.IsZero() && !r.NextCheck.Equal(CheckQueued) }
+
+// Recheckable reports whether r belongs on the recrawl schedule: a page
+// fetched or failed, or disallowed after it was fetched (robots.txt
+// changed before its recheck: rechecked so that it is fetched again once
+// robots.txt allows it). A URL disallowed or skipped before any fetch is
+// not.
+func (r *URLRecord) Recheckable() bool {
+	return r.State == Fetched || r.State == Failed || r.State == Disallowed && !r.FetchedAt.IsZero()
+}
+
+// ForgetResponse clears what the last response said of the page (status,
+// content type, title, robots flags, links, size) for a page that may no
+// longer be read; when it was fetched and its validators stay.
+func (r *URLRecord) ForgetResponse() {
+	r.Status, r.ContentType, r.Title, r.Bytes = 0, "", "", 0
+	r.NoIndex, r.NoFollow, r.Links, r.LinksDropped = false, false, []string{}, 0
+}

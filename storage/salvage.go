@@ -270,7 +270,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 				perHost[u.Host]++
 			}
 		}
-		if (r.State == Fetched || r.State == Failed) && r.Scheduled() {
+		if r.Recheckable() && r.Scheduled() {
 			due = append(due, Due{At: r.NextCheck, Kind: DuePage, URL: r.URL})
 		}
 		return nil
