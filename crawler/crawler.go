@@ -283,18 +283,9 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			}
 			continue
 		}
-		if len(c.pending) > 0 {
-			// Admit a chunk of links per turn, and serve everything else
-			// in between.
-			if err := c.admitChunk(); err != nil {
-				return err
-			}
-			wait = 0
-		} else if c.sweep != nil {
-			// Likewise a chunk of the recrawl schedule being redone.
-			if err := c.sweepSome(); err != nil {
-				return err
-			}
+		if did, err := c.longWork(); err != nil {
+			return err
+		} else if did {
 			wait = 0
 		}
 		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil
@@ -305,16 +296,10 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			c.log.Info("crawl drained")
 			return nil
 		}
-		if !c.nextDue.IsZero() {
-			if d := max(c.nextDue.Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
-				wait = d
-			}
-		}
+		wait = sooner(wait, c.nextDue, c.cfg.Now())
 		if c.commits.Batch() != nil && c.commits.Committing() == nil {
 			// The open batch is handed over when due.
-			if d := max(c.commits.DueAt().Sub(c.cfg.Now()), 0); wait < 0 || d < wait {
-				wait = d
-			}
+			wait = sooner(wait, c.commits.DueAt(), c.cfg.Now())
 		}
 		timer.Stop()
 		if wait >= 0 {
@@ -343,6 +328,32 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			return nil
 		}
 	}
+}
+
+// longWork does a chunk of the long work under way, if any, and reports
+// whether there was some: the links of a link-heavy page are admitted a
+// chunk per turn, else the recrawl schedule being redone, and everything
+// else is served in between.
+func (c *Crawler) longWork() (bool, error) {
+	switch {
+	case len(c.pending) > 0:
+		return true, c.admitChunk()
+	case c.sweep != nil:
+		return true, c.sweepSome()
+	}
+	return false, nil
+}
+
+// sooner is wait (-1: nothing to wait for), or how long until at if that
+// comes first (zero at: none).
+func sooner(wait time.Duration, at, now time.Time) time.Duration {
+	if at.IsZero() {
+		return wait
+	}
+	if d := max(at.Sub(now), 0); wait < 0 || d < wait {
+		return d
+	}
+	return wait
 }
 
 // stopMargin is how long a stop waits, after the shutdown grace has
