@@ -3,6 +3,7 @@ GO        ?= go
 BIN       ?= bin/politecrawl
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
+WARCIO    := crawler/archive/archivetest/warcio
 
 .PHONY: all build test lint bench fuzz clean deps compare
 
@@ -23,7 +24,7 @@ test: lint
 	$(GO) test -race -count=1 -timeout 10m ./cmd/politecrawl
 
 lint:
-	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
@@ -50,13 +51,14 @@ fuzz:
 	done
 
 # Installs what the WARC tests check our files with: Webrecorder's warcio.js
-# (pinned in tools/warcio/package-lock.json) under tools/warcio/node_modules.
+# (pinned in $(WARCIO)/package-lock.json) under $(WARCIO)/node_modules, beside
+# crawler/archive/archivetest, the package that runs it.
 # Needs node and npm (Debian: apt-get install nodejs npm). Without them the
 # WARC cross-checks skip when run by hand; under CI=true they fail.
 deps:
 	@command -v node >/dev/null && command -v npm >/dev/null || \
 		{ echo "make deps: node and npm are needed (Debian: apt-get install -y nodejs npm)"; exit 1; }
-	cd tools/warcio && npm ci --no-audit --no-fund
+	cd $(WARCIO) && npm ci --no-audit --no-fund
 
 clean:
 	rm -rf bin

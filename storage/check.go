@@ -139,7 +139,8 @@ func withReadLock(path string, opts Options, fn func(*bolt.DB) error) error {
 	return fn(b)
 }
 
-// openBolt opens path with bbolt, mapping its errors: the lock timeout to
+// openBolt opens path with bbolt, mapping its errors: a lock held by a
+// writer (at once) or the lock timeout (readers for that long) to
 // ErrLocked, and an empty, short or meta-less file to a DamagedError.
 func openBolt(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 	fi, err := os.Stat(path)
@@ -152,6 +153,11 @@ func openBolt(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Second
+	}
+	if heldByWriter(path) {
+		// A crawl holds it, for as long as it runs: waiting for the
+		// timeout only delayed the same answer.
+		return nil, fmt.Errorf("open state %q: %w", path, ErrLocked)
 	}
 	var b *bolt.DB
 	var file *os.File

@@ -48,7 +48,10 @@ var fillPercent = map[string]float64{
 // Options tune Open. The zero value waits 1s for the lock, runs the full
 // consistency check on files up to DefaultCheckLimit, and keeps a backup.
 type Options struct {
-	// Timeout is how long to wait for the file lock before ErrLocked.
+	// Timeout is how long to wait for readers' locks before ErrLocked.
+	// A file another process has open for writing (a running crawl) is
+	// ErrLocked at once, without waiting (on Unix; elsewhere after
+	// Timeout).
 	Timeout time.Duration
 	// NoSync skips fsync on commit: faster, and still safe against a
 	// killed process, but not against power loss. For tests and benchmarks.

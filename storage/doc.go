@@ -4,9 +4,10 @@
 //
 // # Basics
 //
-// Open takes an exclusive lock on the file; a second writer waits for
-// Options.Timeout and then fails with ErrLocked. OpenReadOnly takes a
-// shared lock, so status and export can read a file no crawl holds.
+// Open takes an exclusive lock on the file; a second writer fails at once
+// with ErrLocked (on Unix; elsewhere after Options.Timeout), and waits up
+// to Options.Timeout only for readers. OpenReadOnly takes a shared lock,
+// so status and export can read a file no crawl holds.
 //
 // Every change goes through Update, whose function receives a *Tx with the
 // domain operations (PutURL, Enqueue, Dequeue, ...). One Update is one bbolt

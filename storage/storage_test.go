@@ -306,3 +306,36 @@ func TestSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondWriterRefusedAtOnce: while a crawl holds the file, a second
+// Open fails with ErrLocked at once, not after its Timeout (a second run
+// was refused after a second); readers, which are brief, are still
+// waited for.
+func TestSecondWriterRefusedAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	d, err := Open(path, Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []struct {
+		name string
+		f    func(string, Options) (*DB, error)
+	}{{"Open", Open}, {"OpenReadOnly", OpenReadOnly}} {
+		start := time.Now()
+		_, err := open.f(path, Options{Timeout: 5 * time.Second})
+		if took := time.Since(start); !errors.Is(err, ErrLocked) || took > 2*time.Second {
+			t.Errorf("%s while a writer holds it: %v after %v; want ErrLocked at once", open.name, err, took)
+		}
+	}
+	d.Close()
+	ro, err := OpenReadOnly(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	start := time.Now()
+	_, err = Open(path, Options{Timeout: 300 * time.Millisecond, NoBackup: true})
+	if took := time.Since(start); !errors.Is(err, ErrLocked) || took < 200*time.Millisecond {
+		t.Errorf("Open while a reader holds it: %v after %v; want ErrLocked after the 300ms timeout", err, took)
+	}
+}

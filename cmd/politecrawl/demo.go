@@ -23,9 +23,10 @@ func newDemoCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Crawl a small embedded site on loopback and explain every decision",
 		Long: `Starts an embedded demo site on a random loopback port (its own robots.txt
 with a Crawl-delay and a disallowed area, pages with meta noindex and
-nofollow, a rel=ugc link, a redirect, a PDF with X-Robots-Tag) and crawls it
-with the default settings into a temporary state file, printing each
-decision as it happens and a summary at the end.`,
+nofollow, a rel=ugc link, a redirect, a PDF with X-Robots-Tag, and a sitemap
+listing a page no page links to) and crawls it with the default settings,
+sitemaps on, into a temporary state file, printing each decision as it
+happens and a summary at the end.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(cmd, stdout, keep)
@@ -53,9 +54,13 @@ func runDemo(cmd *cobra.Command, w io.Writer, keep bool) error {
 	cfg.Seeds = []string{host.URL("/")}
 	cfg.State = filepath.Join(dir, "demo.db")
 	cfg.Network.AllowPrivate = true // the demo site is on loopback
+	// Its robots.txt declares a sitemap, which lists a page no page
+	// links to: reading it shows sitemap seeding at work (off by default).
+	cfg.Sitemaps = true
 
 	fmt.Fprintf(w, "Demo site at %s. Its robots.txt:\n\n%s\n", host.URL("/"), indent(demo.Robots))
-	fmt.Fprintf(w, "Crawling as %q with default settings (default_delay %v; the site asks for Crawl-delay 0.5s).\n\n",
+	fmt.Fprintf(w, "Crawling as %q with default settings (default_delay %v; the site asks for Crawl-delay 0.5s),\n"+
+		"and sitemaps: true, so the sitemap its robots.txt declares is read and its URLs queued.\n\n",
 		cfg.Agent.UserAgent, cfg.Politeness.DefaultDelay)
 	observe := func(e crawler.Event) {
 		path := strings.TrimPrefix(e.URL, host.URL(""))
@@ -107,6 +112,9 @@ func demoSummary(w io.Writer, state, base string) error {
 				}
 				if r.NoFollow {
 					notes = append(notes, "nofollow: links not followed")
+				}
+				if r.DiscoveredVia == "sitemap" {
+					notes = append(notes, "found in the sitemap, linked from no page")
 				}
 				if len(notes) > 0 {
 					line += " (" + strings.Join(notes, "; ") + ")"

@@ -15,7 +15,9 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"fetched: 11",
+		"fetched: 12",
+		"sitemap     /sitemap.xml           urlset: 2 listed, 1 accepted",
+		"/press/2026-launch (\"Launch news\"; found in the sitemap, linked from no page)",
 		"disallowed: 2",
 		"/admin/login: robots.txt: Disallow: /admin/ (line 3)",
 		"/products/?sort=price: robots.txt: Disallow: /*?sort= (line 4)",
@@ -28,10 +30,10 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q\n%s", want, out)
 		}
 	}
-	// The site's own log, summarised by the demo: 12 requests, robots.txt
+	// The site's own log, summarised by the demo: 14 requests, robots.txt
 	// first, never closer than the 1s default delay.
 	m := regexp.MustCompile(`saw (\d+) requests, robots.txt first, one at a time, at least 1s apart \(smallest gap (\S+)\)`).FindStringSubmatch(out)
-	if m == nil || m[1] != "12" || !strings.HasPrefix(m[2], "1") {
+	if m == nil || m[1] != "14" || !strings.HasPrefix(m[2], "1") {
 		t.Errorf("politeness line: %q", m)
 	}
 }

@@ -37,6 +37,28 @@ func TestSeedWithoutARunningCrawl(t *testing.T) {
 	}
 }
 
+// TestSecondRunIsRefused: a run on a state file a crawl holds stops with
+// a message that says another run holds it (before: "another politecrawl
+// process is running on it", after waiting a second; the wait is
+// storage's TestSecondWriterRefusedAtOnce).
+func TestSecondRunIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "crawl.yaml")
+	os.WriteFile(cfg, []byte("seeds: [\"http://site.example/\"]\nstate: s.db\n"), 0o600)
+	db, err := storage.Open(filepath.Join(dir, "s.db"), storage.Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := Main(ctx, []string{"run", "-c", cfg}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "is in use by another politecrawl run") {
+		t.Errorf("second run: exit %d, %q", code, errb.String())
+	}
+}
+
 // TestFailedExportKeepsTheOutputFile: -o is replaced only by a complete
 // export.
 func TestFailedExportKeepsTheOutputFile(t *testing.T) {

@@ -153,9 +153,12 @@ func (d *daemon) run() error {
 	if err := os.MkdirAll(filepath.Dir(cfg.State), 0o750); err != nil {
 		return fmt.Errorf("state %s: %w", cfg.State, err)
 	}
+	// Open refuses at once a file a crawl holds; the second is for the
+	// brief read of a status or export.
 	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
 	if errors.Is(err, storage.ErrLocked) {
-		return fmt.Errorf("%s: another politecrawl process is running on it", cfg.State)
+		return fmt.Errorf("state %s is in use by another politecrawl run (a crawl or daemon on this state file): "+
+			"stop that one first, or give this run another state file; `politecrawl status` shows how it is doing", cfg.State)
 	}
 	if err != nil {
 		return err

@@ -11,6 +11,11 @@ import (
 	"testing"
 )
 
+// warcioDir is where warcio.js is pinned (package.json and
+// package-lock.json) and `make deps` installs it, from the module root:
+// beside this package, its only user.
+const warcioDir = "crawler/archive/archivetest/warcio"
+
 // cli finds node and the warcio.js command line, or skips (fails in CI).
 func cli(t testing.TB) (node, script string) {
 	t.Helper()
@@ -29,9 +34,9 @@ func cli(t testing.TB) (node, script string) {
 	if err != nil {
 		missing(err.Error())
 	}
-	script = filepath.Join(root, "tools", "warcio", "node_modules", "warcio", "dist", "cli.js")
+	script = filepath.Join(root, filepath.FromSlash(warcioDir), "node_modules", "warcio", "dist", "cli.js")
 	if _, err := os.Stat(script); err != nil {
-		missing("tools/warcio/node_modules has no warcio")
+		missing(warcioDir + "/node_modules has no warcio")
 	}
 	return node, script
 }
