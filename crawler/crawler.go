@@ -37,8 +37,6 @@ type Crawler struct {
 	receivedSize int            // their weight in memory (see resultSize)
 	pending      []*pendingPage // link-heavy pages whose links are being admitted
 	sentNotes    chan sentNote  // from workers: spaced requests that went out (see task.notifySent)
-	nextDue      time.Time      // earliest scheduled recrawl; zero if none
-	sweep        *recrawlSweep  // the recrawl schedule being redone; nil if none
 	// commits holds the batch being built and the one being committed;
 	// each batch's outcomes (Events) are reported once it committed
 	// (see commit.go).
@@ -105,7 +103,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		Delays:        frontier.DelayPolicy{Default: cfg.DefaultDelay, Max: cfg.MaxDelay},
 		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
 		Backoff: frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter},
-		Robots:  robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
+		Recrawl: cfg.Recrawl, Robots: robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
 	})
 	if err := c.restore(); err != nil {
 		return nil, err
@@ -143,14 +141,11 @@ func (c *Crawler) restore() error {
 	if err := c.db.Update(c.requeueUnreachable); err != nil {
 		return err
 	}
-	if err := c.db.Update(c.planSweep); err != nil {
+	if err := c.db.Update(c.front.PlanSweep); err != nil {
 		return err
 	}
 	return c.db.Update(func(tx *storage.Tx) error {
 		c.crashed = tx.Flag(flagRunning)
-		if t, ok := tx.NextDue(); ok {
-			c.nextDue = t
-		}
 		if err := tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
 			c.robots.Restore(origin, r)
 			return nil
@@ -296,7 +291,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			c.log.Info("crawl drained")
 			return nil
 		}
-		wait = sooner(wait, c.nextDue, c.cfg.Now())
+		wait = sooner(wait, c.front.NextDue(), c.cfg.Now())
 		if c.commits.Batch() != nil && c.commits.Committing() == nil {
 			// The open batch is handed over when due.
 			wait = sooner(wait, c.commits.DueAt(), c.cfg.Now())
@@ -338,7 +333,7 @@ func (c *Crawler) longWork() (bool, error) {
 	switch {
 	case len(c.pending) > 0:
 		return true, c.admitChunk()
-	case c.sweep != nil:
+	case c.front.Sweeping():
 		return true, c.sweepSome()
 	}
 	return false, nil

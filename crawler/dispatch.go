@@ -232,7 +232,7 @@ func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, r
 	}
 	prev := rec.State
 	rec.State, rec.Error = state, reason
-	if err := c.settleSchedule(tx, rec); err != nil {
+	if err := c.front.SettleSchedule(tx, rec, now); err != nil {
 		return err
 	}
 	if err := tx.PutURL(rec, prev); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -175,7 +176,7 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 		}
 		prev := rec.State // queued, or fetched for a recheck
 		rec.State, rec.Error = storage.Failed, reason
-		unqueued(rec)
+		frontier.Unqueued(rec)
 		c.event(Event{URL: rec.URL, State: string(storage.Failed), Reason: reason})
 		if err := tx.PutURL(rec, prev); err != nil {
 			return err

@@ -153,7 +153,7 @@ func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, t task, state s
 	prev := rec.State
 	rec.State, rec.Error = state, errText
 	c.event(Event{URL: rec.URL, State: string(state), Status: rec.Status, Reason: errText})
-	if err := c.scheduleCheck(tx, rec); err != nil {
+	if err := c.front.ScheduleCheck(tx, rec, c.cfg.Now()); err != nil {
 		return err
 	}
 	if rec.Links == nil {

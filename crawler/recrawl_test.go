@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -124,7 +125,7 @@ func TestNewerLastmodMakesPageDueEarly(t *testing.T) {
 		{fetched.Add(2 * time.Hour), true},
 	} {
 		db.Update(func(tx *storage.Tx) error {
-			known, err := c.lastmodNewer(tx, "http://a.test/", c2.lastmod)
+			known, err := c.front.LastmodNewer(tx, "http://a.test/", c2.lastmod, c.cfg.Now())
 			if err != nil || !known {
 				t.Fatalf("lastmodNewer: %v %v", known, err)
 			}
@@ -330,7 +331,7 @@ func TestRecrawlSweepStartsOverAfterARunWithout(t *testing.T) {
 	on.Seeds = nil
 	runFor(t, db, on, 10*time.Second, func() bool {
 		var done bool
-		db.View(func(tx *storage.Tx) error { done = tx.Setting(settingSweep) == ""; return nil })
+		db.View(func(tx *storage.Tx) error { done = tx.Setting(frontier.SettingSweep) == ""; return nil })
 		return done
 	})
 	recs := records(t, db)
@@ -358,7 +359,7 @@ func TestRecrawlSweepKeepsATimelessSchedule(t *testing.T) {
 	now := time.Now().UTC()
 	next := now.Add(50 * time.Minute).Round(0)
 	db.Update(func(tx *storage.Tx) error {
-		tx.SetSetting(settingRecrawl, "1h0m0s")
+		tx.SetSetting(frontier.SettingRecrawl, "1h0m0s")
 		tx.ScheduleDue(storage.Due{At: next, Kind: storage.DuePage, URL: "http://f.test/x"})
 		return tx.PutURL(&storage.URLRecord{URL: "http://f.test/x", State: storage.Failed, Error: "dial tcp: connection refused (gave up after 3 attempts)", NextCheck: next}, "")
 	})
@@ -367,10 +368,10 @@ func TestRecrawlSweepKeepsATimelessSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.sweep == nil {
+	if !c.front.Sweeping() {
 		t.Fatal("no sweep")
 	}
-	for c.sweep != nil {
+	for c.front.Sweeping() {
 		if err := c.sweepSome(); err != nil {
 			t.Fatal(err)
 		}
@@ -388,11 +389,11 @@ func TestRecrawlSweepOfAnOldFile(t *testing.T) {
 	cfg := testConfig(h.URL("/"))
 	cfg.DefaultDelay = 20 * time.Millisecond
 	runFor(t, db, cfg, 10*time.Second, nil)
-	db.Update(func(tx *storage.Tx) error { return tx.SetSetting(settingRecrawl, "") }) // as before
+	db.Update(func(tx *storage.Tx) error { return tx.SetSetting(frontier.SettingRecrawl, "") }) // as before
 	cfg.Recrawl = time.Hour
 	runFor(t, db, cfg, 5*time.Second, func() bool {
 		var done bool
-		db.View(func(tx *storage.Tx) error { done = tx.Setting(settingRecrawl) == "1h0m0s"; return nil })
+		db.View(func(tx *storage.Tx) error { done = tx.Setting(frontier.SettingRecrawl) == "1h0m0s"; return nil })
 		return done
 	})
 	for _, p := range []string{"/", "/a"} {
@@ -415,7 +416,7 @@ func TestRecrawlSweepOfAnOldDaemonFile(t *testing.T) {
 	runFor(t, db, cfg, 10*time.Second, nil) // drains
 	old := time.Now().Add(-2 * time.Hour).UTC()
 	if err := db.Update(func(tx *storage.Tx) error {
-		for _, s := range []string{settingRecrawl, settingSweep, settingSweepAfter} {
+		for _, s := range []string{frontier.SettingRecrawl, frontier.SettingSweep, frontier.SettingSweepAfter} {
 			if err := tx.SetSetting(s, ""); err != nil {
 				return err
 			}
@@ -527,7 +528,11 @@ func TestRereadSitemapDropsEarlyEntries(t *testing.T) {
 			if err := tx.PutSitemap(&storage.SitemapRecord{URL: sm, Host: "s.test", State: smRead, FetchedAt: now.Add(-tc.readAgo)}); err != nil {
 				return err
 			}
-			if err := c.rereadSitemap(tx, sm); err != nil {
+			// An entry due now, as a sweep or the last read made it.
+			if err := tx.ScheduleDue(storage.Due{At: now, Kind: storage.DueSitemap, URL: sm}); err != nil {
+				return err
+			}
+			if err := c.front.Promote(tx, now); err != nil {
 				return err
 			}
 			r, err := tx.GetSitemap(sm)

@@ -15,7 +15,7 @@ import (
 // Sitemap record states.
 const (
 	smPending    = frontier.SitemapPending
-	smRead       = "read"
+	smRead       = frontier.SitemapRead
 	smFailed     = "failed"
 	smDisallowed = "disallowed"
 	smSkipped    = frontier.SitemapSkipped
@@ -153,7 +153,7 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 	}
 	log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "dropped", rec.Dropped)
 	c.cfg.Metrics.sitemapFates(rec.Accepted, rec.Dropped)
-	if err := c.scheduleSitemap(tx, t.url); err != nil {
+	if err := c.front.ScheduleSitemap(tx, t.url, now); err != nil {
 		return err
 	}
 	c.event(Event{URL: t.url, State: "sitemap", Status: r.page.Status, Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
@@ -214,7 +214,7 @@ func (c *Crawler) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries [
 				return err
 			}
 			rec.Dropped[seenFate(known)]++
-			if _, err := c.lastmodNewer(tx, n, e.Lastmod); err != nil {
+			if _, err := c.front.LastmodNewer(tx, n, e.Lastmod, c.cfg.Now()); err != nil {
 				return err
 			}
 			continue

@@ -31,6 +31,11 @@ type Frontier[H any] struct {
 	claims map[string]*claim // hosts with a claim open: a request in flight, or its result not settled yet
 	lastID uint64
 	fenced map[string]bool // hosts out of the schedule until Unfence (a cluster node's other shards)
+
+	// The recheck schedule (see recheck.go).
+	recrawl time.Duration // 0: pages are not rechecked
+	nextDue time.Time     // the earliest recheck or re-read due; zero if none
+	sweep   *recrawlSweep // the schedule being redone; nil if none
 }
 
 // Verdicts is what admission asks about a URL's origin's robots.txt, when
@@ -52,6 +57,7 @@ type Options struct {
 	IPMaxInFlight int
 	IPDelay       time.Duration
 	Backoff       Backoff
+	Recrawl       time.Duration    // how long after a fetch a page is checked again; 0: never
 	Robots        Verdicts         // nil: nothing is refused for robots.txt at admission
 	Now           func() time.Time // today, for the Admitter's date guards
 	Log           *slog.Logger
@@ -85,6 +91,8 @@ func New[H any](o Options) *Frontier[H] {
 		work:   map[string]*extraWork[H]{},
 		claims: map[string]*claim{},
 		fenced: map[string]bool{},
+
+		recrawl: o.Recrawl,
 	}
 	f.sched.SetBackoff(o.Backoff)
 	f.sched.SetIPLimits(o.IPMaxInFlight, o.IPDelay, time.Time{})
@@ -96,6 +104,9 @@ func New[H any](o Options) *Frontier[H] {
 // its sitemap files still to read. After a crash (crashed) every host's
 // last request is taken to be at now: one may have left just before.
 func (f *Frontier[H]) Restore(tx *storage.Tx, crashed bool, now time.Time) error {
+	if t, ok := tx.NextDue(); ok {
+		f.nextDue = t
+	}
 	counts := tx.Counts()
 	f.admit.admitted = counts[storage.Queued] + counts[storage.Fetched] + counts[storage.Disallowed] + counts[storage.Failed]
 	records := map[string]storage.HostRecord{}
@@ -138,6 +149,7 @@ func (f *Frontier[H]) Restore(tx *storage.Tx, crashed bool, now time.Time) error
 // Sitemap record states.
 const (
 	SitemapPending = "pending"
+	SitemapRead    = "read"
 	SitemapSkipped = "skipped"
 )
 
