@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkBound2000Hosts(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a 2,000-host crawl of at least 11 s")
 	}
-	hosts, pages, delay := 2000, 11, time.Second
+	hosts := 2000
 	if s := os.Getenv("POLITECRAWL_BOUND_HOSTS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -56,14 +57,39 @@ func BenchmarkBound2000Hosts(b *testing.B) {
 		}
 		hosts = n
 	}
-	web, err := startBoundWeb(hosts, pages)
+	benchBound(b, boundSpec{hosts: hosts, pages: 11, delay: time.Second, workers: 64})
+}
+
+// BenchmarkBound5000Hosts is the Internet-like width of issue 19: 5,000
+// hosts at the default delay of 1 s whose servers take 100 ms to answer
+// each request (robots.txt and 7 pages each, 40,000 requests; with 1,024
+// workers some 500 are open at once). The same figures as
+// BenchmarkBound2000Hosts, and the CPU the crawl's process used per
+// request (cpu_us/req: the web's own process is not counted).
+func BenchmarkBound5000Hosts(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a 5,000-host crawl of at least 7 s")
+	}
+	benchBound(b, boundSpec{hosts: 5000, pages: 7, delay: time.Second, think: 100 * time.Millisecond, workers: 1024})
+}
+
+// boundSpec is a bound web and the crawl of it.
+type boundSpec struct {
+	hosts, pages int
+	delay, think time.Duration // between requests to a host; to answer one
+	workers      int
+}
+
+func benchBound(b *testing.B, spec boundSpec) {
+	hosts, pages, delay := spec.hosts, spec.pages, spec.delay
+	web, err := startBoundWeb(hosts, pages, spec.think)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer web.stop()
 	scope, seeds := web.scope, web.seeds
 	bound := time.Duration(pages) * delay // robots.txt + 11 pages: 11 gaps
-	var wall time.Duration
+	var wall, cpu time.Duration
 	var firstStart, lastEnd time.Time
 	var early int
 	minGap := time.Hour
@@ -73,7 +99,8 @@ func BenchmarkBound2000Hosts(b *testing.B) {
 			b.Fatal(err)
 		}
 		cfg := testConfig(seeds...)
-		cfg.Scope, cfg.DefaultDelay, cfg.Workers = scope, delay, 64
+		cfg.Scope, cfg.DefaultDelay, cfg.Workers = scope, delay, spec.workers
+		cfg.Fetch.IdleConns = max(hosts+spec.workers, fetch.DefaultIdleConns)
 		cfg.IPMaxInFlight, cfg.IPDelay = 0, 0
 		c, err := New(db, cfg)
 		if err != nil {
@@ -81,8 +108,10 @@ func BenchmarkBound2000Hosts(b *testing.B) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*bound)
 		start := time.Now()
+		cpu0 := processCPU()
 		err = c.Run(ctx)
 		wall += time.Since(start)
+		cpu += processCPU() - cpu0
 		if firstStart.IsZero() {
 			firstStart = start
 		}
@@ -156,9 +185,12 @@ func BenchmarkBound2000Hosts(b *testing.B) {
 		b.ReportMetric(float64((gapSum/time.Duration(gaps)-delay).Microseconds())/1000, "late_ms")
 	}
 	b.ReportMetric(float64(minGap.Milliseconds()), "min_gap_ms")
+	if requests > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(requests), "cpu_us/req")
+	}
 }
 
-// boundServeEnv, when set to "HOSTS PAGES", makes this test binary serve a
+// boundServeEnv, when set to "HOSTS PAGES THINK", makes this test binary serve a
 // bound web instead of running tests (see serveBoundWeb).
 const boundServeEnv = "POLITECRAWL_BOUND_SERVE"
 
@@ -178,14 +210,15 @@ func TestMain(m *testing.M) {
 // is closed, and then writes every host's request log as JSON.
 func serveBoundWeb(spec string, in io.Reader, out io.Writer) error {
 	var hosts, pages int
-	if _, err := fmt.Sscanf(spec, "%d %d", &hosts, &pages); err != nil {
+	var think time.Duration
+	if _, err := fmt.Sscanf(spec, "%d %d %d", &hosts, &pages, &think); err != nil {
 		return fmt.Errorf("%s=%q: %w", boundServeEnv, spec, err)
 	}
 	w := crawltest.NewWeb()
 	defer w.Close()
 	bw := bufio.NewWriter(out)
 	for i := 0; i < hosts; i++ {
-		h := w.AddTree(fmt.Sprintf("h%d", i), pages, "User-agent: *\nDisallow: /private/\n", 0)
+		h := w.AddTree(fmt.Sprintf("h%d", i), pages, "User-agent: *\nDisallow: /private/\n", think)
 		fmt.Fprintln(bw, h.URL(""))
 	}
 	fmt.Fprintln(bw, "ready")
@@ -208,13 +241,13 @@ type boundWeb struct {
 	scope, seeds []string
 }
 
-func startBoundWeb(hosts, pages int) (*boundWeb, error) {
+func startBoundWeb(hosts, pages int, think time.Duration) (*boundWeb, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %d", boundServeEnv, hosts, pages))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %d %d", boundServeEnv, hosts, pages, think))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
