@@ -98,12 +98,18 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var divert func(frontier.Candidate)
+	if cfg.Node != nil {
+		divert = cfg.Node.Divert // admitted by its shard's owner, through Admit
+	}
 	c.front = frontier.New[task](frontier.Options{
 		Scope: scope, Limits: cfg.Limits,
 		Delays:        frontier.DelayPolicy{Default: cfg.DefaultDelay, Max: cfg.MaxDelay},
 		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
 		Backoff: frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter},
 		Recrawl: cfg.Recrawl, Robots: robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
+		Sitemaps: frontier.SitemapPolicy{Use: cfg.Sitemaps, MaxPerHost: cfg.MaxSitemapsPerHost, MaxRetries: cfg.MaxRetries},
+		Divert:   divert,
 	})
 	if err := c.restore(); err != nil {
 		return nil, err
@@ -176,12 +182,17 @@ func (c *Crawler) addSeeds(seeds []string) error {
 
 // discover admits a candidate and, when it is queued, gives its host work.
 func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
-	if c.cfg.Node != nil && c.front.InScope(cand.URL) {
-		c.cfg.Node.Divert(cand) // admitted by its shard's owner, through Admit
-		return nil
-	}
-	_, err := c.admitURL(tx, cand)
+	_, err := c.front.Discover(tx, cand, c.cfg.Now())
+	c.reportRefusals()
 	return err
+}
+
+// reportRefusals reports the URLs the frontier refused for their origin's
+// robots.txt as outcomes of the batch being built.
+func (c *Crawler) reportRefusals() {
+	for _, a := range c.front.Refusals() {
+		c.event(Event{URL: a.URL, State: string(a.State), Reason: a.Reason})
+	}
 }
 
 // admitURL admits a candidate and reports a refusal by its origin's

@@ -207,7 +207,8 @@ func (c *Crawler) next(host string) (task, bool, error) {
 func (c *Crawler) settle(t task, state storage.State, reason string, now time.Time) error {
 	err := c.update(func(tx *storage.Tx) error {
 		if t.kind == taskSitemap {
-			return c.settleSitemap(tx, t.host, t.url, string(state), reason)
+			c.event(Event{URL: t.url, State: "sitemap " + string(state), Reason: reason})
+			return c.front.SettleSitemap(tx, t.host, t.url, string(state), reason, now)
 		}
 		return c.recordUnfetched(tx, t, state, reason, now)
 	})

@@ -268,7 +268,7 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 			if err := tx.PutRobots(origin, recs[origin]); err != nil {
 				return err
 			}
-			if err := c.declareSitemaps(tx, origin, c.robots.Lookup(origin).Rules()); err != nil {
+			if err := c.front.DeclareSitemaps(tx, origin, c.robots.Lookup(origin).Rules(), now); err != nil {
 				return err
 			}
 		}

@@ -89,7 +89,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, no
 		}
 		rec := c.robots.Record(origin, *rr, r.started)
 		if rr.Outcome == robotscache.Parsed {
-			if err := c.declareSitemaps(tx, origin, c.robots.Lookup(origin).Rules()); err != nil {
+			if err := c.front.DeclareSitemaps(tx, origin, c.robots.Lookup(origin).Rules(), now); err != nil {
 				return err
 			}
 		}

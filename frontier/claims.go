@@ -275,19 +275,6 @@ func (f *Frontier[H]) NextHop(host string) (hop H, ok bool) {
 	return hop, true
 }
 
-// AddSitemap adds a sitemap file to read on host, unless the host has
-// accepted max already; it reports whether it was added.
-func (f *Frontier[H]) AddSitemap(host, url string, maxPerHost int, now time.Time) bool {
-	w := f.meet(host, now)
-	if w.nSitemap >= maxPerHost {
-		return false
-	}
-	w.nSitemap++
-	w.sitemaps = append(w.sitemaps, url)
-	f.setWork(host, now)
-	return true
-}
-
 // Reread makes a sitemap read before due again on host (a recrawl).
 func (f *Frontier[H]) Reread(host, url string, now time.Time) {
 	w := f.meet(host, now)

@@ -21,16 +21,20 @@ import (
 // The crawl's coordinator is its only caller: not safe for concurrent use.
 // Time is passed in, never read, except by the Admitter's date guards.
 type Frontier[H any] struct {
-	sched  *Scheduler
-	admit  *Admitter
-	robots Verdicts
-	delays DelayPolicy
-	log    *slog.Logger
+	sched    *Scheduler
+	admit    *Admitter
+	robots   Verdicts
+	divert   func(Candidate)
+	delays   DelayPolicy
+	sitemaps SitemapPolicy
+	log      *slog.Logger
 
 	work   map[string]*extraWork[H]
 	claims map[string]*claim // hosts with a claim open: a request in flight, or its result not settled yet
 	lastID uint64
 	fenced map[string]bool // hosts out of the schedule until Unfence (a cluster node's other shards)
+
+	refusals []Admission // robots.txt refusals Discover saw, until Refusals
 
 	// The recheck schedule (see recheck.go).
 	recrawl time.Duration // 0: pages are not rechecked
@@ -57,10 +61,15 @@ type Options struct {
 	IPMaxInFlight int
 	IPDelay       time.Duration
 	Backoff       Backoff
-	Recrawl       time.Duration    // how long after a fetch a page is checked again; 0: never
-	Robots        Verdicts         // nil: nothing is refused for robots.txt at admission
-	Now           func() time.Time // today, for the Admitter's date guards
-	Log           *slog.Logger
+	Recrawl       time.Duration // how long after a fetch a page is checked again; 0: never
+	Robots        Verdicts      // nil: nothing is refused for robots.txt at admission
+	Sitemaps      SitemapPolicy
+	// Divert, if set, takes every URL in scope that the crawl discovers
+	// instead of admitting it here (a cluster node: the URL goes to the
+	// node that owns its host, which admits it with Admit).
+	Divert func(Candidate)
+	Now    func() time.Time // today, for the Admitter's date guards
+	Log    *slog.Logger
 }
 
 // extraWork is what a host has to fetch besides its queue.
@@ -83,14 +92,16 @@ func New[H any](o Options) *Frontier[H] {
 		log = slog.New(slog.DiscardHandler)
 	}
 	f := &Frontier[H]{
-		sched:  NewScheduler(),
-		admit:  NewAdmitter(o.Scope, o.Limits, 0, o.Now),
-		robots: o.Robots,
-		delays: o.Delays,
-		log:    log,
-		work:   map[string]*extraWork[H]{},
-		claims: map[string]*claim{},
-		fenced: map[string]bool{},
+		sched:    NewScheduler(),
+		admit:    NewAdmitter(o.Scope, o.Limits, 0, o.Now),
+		robots:   o.Robots,
+		divert:   o.Divert,
+		delays:   o.Delays,
+		sitemaps: o.Sitemaps,
+		log:      log,
+		work:     map[string]*extraWork[H]{},
+		claims:   map[string]*claim{},
+		fenced:   map[string]bool{},
 
 		recrawl: o.Recrawl,
 	}
@@ -146,13 +157,6 @@ func (f *Frontier[H]) Restore(tx *storage.Tx, crashed bool, now time.Time) error
 	return nil
 }
 
-// Sitemap record states.
-const (
-	SitemapPending = "pending"
-	SitemapRead    = "read"
-	SitemapSkipped = "skipped"
-)
-
 // meet returns a host's extra work, meeting the host (spaced by the
 // default delay) the first time.
 func (f *Frontier[H]) meet(name string, now time.Time) *extraWork[H] {
@@ -179,9 +183,35 @@ func (f *Frontier[H]) setWork(name string, now time.Time) {
 	f.sched.SetWork(name, w != nil && (len(w.hops) > 0 || len(w.sitemaps) > 0), now)
 }
 
+// Discover admits a URL the crawl found (a link, a redirect, a sitemap's
+// entry, a seed), or diverts it when a Divert is set (see Options).
+func (f *Frontier[H]) Discover(tx *storage.Tx, c Candidate, now time.Time) (Admission, error) {
+	if f.divert != nil && f.InScope(c.URL) {
+		f.divert(c)
+		return Admission{URL: c.URL, Diverted: true}, nil
+	}
+	a, err := f.Admit(tx, c, now)
+	if err == nil && a.Refused {
+		f.refusals = append(f.refusals, a)
+	}
+	return a, err
+}
+
+// Refusals returns the URLs that Discover saw refused by their origin's
+// robots.txt since the last call, and forgets them: the crawl reports
+// each as an outcome.
+func (f *Frontier[H]) Refusals() []Admission {
+	r := f.refusals
+	f.refusals = nil
+	return r
+}
+
 // Admission is what Admit made of a candidate.
 type Admission struct {
-	Queued bool
+	URL string
+	// Diverted: handed to Divert, nothing recorded here.
+	Diverted bool
+	Queued   bool
 	// Refused: robots.txt (Verdicts) refused it; it is recorded in State
 	// with Reason.
 	Refused bool
@@ -194,7 +224,7 @@ type Admission struct {
 // origin's robots.txt (recorded so), or queued at the tail of its host's
 // queue and counted.
 func (f *Frontier[H]) Admit(tx *storage.Tx, c Candidate, now time.Time) (Admission, error) {
-	var a Admission
+	a := Admission{URL: c.URL}
 	var refuse func(string) (storage.State, string)
 	if f.robots != nil {
 		refuse = func(url string) (storage.State, string) {
