@@ -63,7 +63,7 @@ type Node struct {
 	hosts   jetstream.KeyValue
 	robots  jetstream.KeyValue
 
-	crawl *crawler.Crawler
+	crawl Engine
 	db    *storage.DB
 
 	mu      sync.Mutex
@@ -215,7 +215,7 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, jet
 
 // Attach gives the node its crawl engine (created with this node as its
 // crawler.Config.Node) and the engine's state file. Call it before Run.
-func (n *Node) Attach(c *crawler.Crawler, db *storage.DB) { n.crawl, n.db = c, db }
+func (n *Node) Attach(e Engine, db *storage.DB) { n.crawl, n.db = e, db }
 
 // Manager is the node's lease manager (for status and metrics).
 func (n *Node) Manager() *Manager { return n.mgr }

@@ -427,6 +427,13 @@ func (n *Node) shardTimings(ctx context.Context, shard int) ([]hostTiming, error
 	return out, err
 }
 
+// arrival is a message of a shard, with the URL it hands over.
+type arrival struct {
+	msg  jetstream.Msg
+	seq  uint64 // stream sequence: a redelivery has the same
+	cand frontier.Candidate
+}
+
 // admitBatch fetches and admits up to handoffBatch messages of a shard. A
 // URL decided already is acknowledged; a new one is admitted to the engine
 // and its message held until the URL is decided.
@@ -436,14 +443,28 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 		return 0, err
 	}
 	n.received.Add(int64(len(msgs)))
-	type arrival struct {
-		msg  jetstream.Msg
-		seq  uint64
-		cand frontier.Candidate
+	undecided, err := n.undecided(ctx, n.arrivals(msgs, shard))
+	if err != nil {
+		return n.nakUnheld(msgs, err)
 	}
+	if len(undecided) == 0 {
+		return len(msgs), nil
+	}
+	if err := n.admitUndecided(ctx, shard, r, undecided); err != nil {
+		return n.nakUnheld(msgs, err)
+	}
+	return len(msgs), nil
+}
+
+// arrivals sorts a batch's messages: one that is no URL of the shard is
+// dropped; one for a URL this node holds already, or twice in the batch,
+// is acknowledged (a redelivery of the held message takes its place);
+// the rest are new arrivals.
+func (n *Node) arrivals(msgs []jetstream.Msg, shard int) []arrival {
 	var fresh []arrival
 	inBatch := map[string]bool{}
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	for _, m := range msgs {
 		w, err := decodeWire(m.Data())
 		if err == nil && Shard(urlnorm.Authority(w.URL), n.cfg.Shards) != shard {
@@ -476,26 +497,35 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 		inBatch[w.URL] = true
 		fresh = append(fresh, arrival{msg: m, seq: seq, cand: w.candidate()})
 	}
-	n.mu.Unlock()
-	// Decided anywhere in the crawl: nothing to do.
-	var undecided []arrival
+	return fresh
+}
+
+// undecided returns the arrivals whose URLs are decided nowhere in the
+// crawl; those decided already are acknowledged.
+func (n *Node) undecided(ctx context.Context, fresh []arrival) ([]arrival, error) {
+	var out []arrival
 	for _, a := range fresh {
 		_, err := n.records.Get(ctx, urlKey(a.cand.URL))
 		switch {
 		case err == nil:
 			_ = a.msg.Ack()
 		case isNotFound(err):
-			undecided = append(undecided, a)
+			out = append(out, a)
 		default:
-			return n.nakUnheld(msgs, fmt.Errorf("look up %s: %w", a.cand.URL, err))
+			return nil, fmt.Errorf("look up %s: %w", a.cand.URL, err)
 		}
 	}
-	if len(undecided) == 0 {
-		return len(msgs), nil
-	}
-	// A host met for the first time since the take-over waits from the
-	// take-over like the others (the previous owner may have requested it
-	// just before), and is held before its URLs are queued.
+	return out, nil
+}
+
+// admitUndecided admits undecided URLs of a shard to the engine. A host
+// met for the first time since the take-over waits from the take-over
+// like the others (the previous owner may have requested it just before),
+// and is held before its URLs are queued; each URL's message is held from
+// before the engine queues it (the engine fetches only held URLs). A URL
+// the engine decided under an earlier ownership, never written down, is
+// written now with what it found.
+func (n *Node) admitUndecided(ctx context.Context, shard int, r *shardRun, undecided []arrival) error {
 	until := map[string]time.Time{}
 	for _, a := range undecided {
 		if host := urlnorm.Authority(a.cand.URL); !r.timed[host] {
@@ -505,15 +535,14 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	}
 	if len(until) > 0 {
 		if err := n.crawl.HoldHosts(ctx, until); err != nil {
-			return n.nakUnheld(msgs, err)
+			return err
 		}
 	}
-	// Held from before the engine queues them: it fetches only held URLs.
 	cands := make([]frontier.Candidate, len(undecided))
 	n.mu.Lock()
 	if n.shards[shard] != r {
 		n.mu.Unlock()
-		return len(msgs), nil // lost meanwhile: the next owner gets them
+		return nil // lost meanwhile: the next owner gets them
 	}
 	for i, a := range undecided {
 		cands[i] = a.cand
@@ -527,7 +556,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 			delete(n.held, c.URL)
 		}
 		n.mu.Unlock()
-		return n.nakUnheld(msgs, err)
+		return err
 	}
 	var decided []*storage.URLRecord
 	var again []frontier.Candidate
@@ -543,8 +572,6 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 		case a.OutOfScope:
 			acks = append(acks, m.msg)
 		case a.Record != nil:
-			// Decided here before (under an earlier ownership) but not
-			// written down: write it now, with what it found.
 			decided = append(decided, a.Record)
 			again = append(again, foundBy(a.Record)...)
 			acks = append(acks, m.msg)
@@ -552,15 +579,15 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	}
 	n.mu.Unlock()
 	if err := n.publish(ctx, again); err != nil {
-		return n.nakUnheld(msgs, err)
+		return err
 	}
 	if err := n.putRecords(ctx, decided); err != nil {
-		return n.nakUnheld(msgs, err)
+		return err
 	}
 	for _, m := range acks {
 		_ = m.Ack()
 	}
-	return len(msgs), nil
+	return nil
 }
 
 // nakUnheld gives back, after a failed admission, the batch's messages
