@@ -199,7 +199,7 @@ func repair(path string, rep *SalvageReport) error {
 
 func repairTx(t *Tx, rep *SalvageReport) error {
 	btx := t.tx
-	meta, urls, queue := btx.Bucket(bucketMeta), btx.Bucket(bucketURLs), btx.Bucket(bucketQueue)
+	meta := btx.Bucket(bucketMeta)
 
 	// What the old counters said there was, before recounting.
 	oldURLs, oldQueued := -1, -1
@@ -209,8 +209,72 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	if n, ok := sumU64(btx.Bucket(bucketHostQ)); ok {
 		oldQueued = n
 	}
+	if err := dropBadRecords(btx, rep); err != nil {
+		return err
+	}
+	orphans, err := repairParents(btx)
+	if err != nil {
+		return err
+	}
+	sc, err := scanURLs(btx)
+	if err != nil {
+		return err
+	}
+	hostQ, err := repairQueues(t, rep, sc.queued)
+	if err != nil {
+		return err
+	}
 
-	// Records that do not decode would stop a crawl's restore: drop them.
+	// Records whose parent's URL was lost keep everything else.
+	for _, r := range sc.lostParent {
+		if err := t.PutURL(r, r.State); err != nil {
+			return err
+		}
+	}
+	if len(sc.lostParent) > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("%d records lost the URL of the page they were found on", len(sc.lostParent)))
+	}
+	if orphans > 0 {
+		rep.Repairs = append(rep.Repairs, fmt.Sprintf("rebuilt the parent URL index (%d entries without their parent were dropped)", orphans))
+	}
+
+	// State counters, recounted.
+	for _, s := range States {
+		if err := meta.Put(countKey(s), putU64(uint64(sc.counts[s]))); err != nil {
+			return err
+		}
+	}
+	copied := 0
+	for _, n := range sc.counts {
+		copied += n
+	}
+	setLost(rep, string(bucketURLs), oldURLs, copied)
+	kept := 0
+	for _, n := range hostQ {
+		kept += int(n)
+	}
+	setLost(rep, string(bucketQueue), oldQueued, kept)
+	rep.Repairs = append(rep.Repairs, "recounted the URL states and the per-host queue counts")
+
+	// Admitted per host is never below the records the host has.
+	hosta := btx.Bucket(bucketHostA)
+	for h, n := range sc.perHost {
+		if int(u64(hosta.Get([]byte(h)))) < n {
+			if err := hosta.Put([]byte(h), putU64(uint64(n))); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rescheduleLost(t, rep, sc.due); err != nil {
+		return err
+	}
+	// Resume as after a crash: a full delay before each host's first request.
+	return t.SetFlag("running", true)
+}
+
+// dropBadRecords drops the records that do not decode: they would stop a
+// crawl's restore.
+func dropBadRecords(btx *bolt.Tx, rep *SalvageReport) error {
 	for name, decode := range map[string]func([]byte) error{
 		string(bucketURLs):     func(v []byte) error { _, _, err := decodeRecord("", v); return err },
 		string(bucketHosts):    func(v []byte) error { return json.Unmarshal(v, new(HostRecord)) },
@@ -237,48 +301,58 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 			}
 		}
 	}
+	return nil
+}
 
-	// URL records: recount states; note which are queued and each host's count.
-	counts := map[State]int{}
-	queuedURLs := map[string]bool{}
-	perHost := map[string]int{}
-	var due []Due
-	orphans, err := repairParents(btx)
-	if err != nil {
-		return err
-	}
-	var lostParent []*URLRecord
-	if err := urls.ForEach(func(k, v []byte) error {
+// urlScan is what the URL records say, for the repairs that follow.
+type urlScan struct {
+	counts     map[State]int
+	queued     map[string]bool // URLs that should have a queue entry
+	perHost    map[string]int  // records per host, skipped ones aside
+	due        []Due           // rechecks the records schedule
+	lostParent []*URLRecord    // records whose parent's URL was lost
+}
+
+// scanURLs recounts the URL records' states and notes which are queued,
+// each host's count, their schedule and lost parents.
+func scanURLs(btx *bolt.Tx) (urlScan, error) {
+	sc := urlScan{counts: map[State]int{}, queued: map[string]bool{}, perHost: map[string]int{}}
+	err := btx.Bucket(bucketURLs).ForEach(func(k, v []byte) error {
 		r, id, err := decodeRecord(string(k), v)
 		if err != nil {
-			return err // dropped above: not reached
+			return err // dropped before: not reached
 		}
 		if id != 0 {
 			var ok bool
 			if r.Parent, ok = lookupParent(btx.Bucket(bucketParents), id); !ok {
-				lostParent = append(lostParent, &r)
+				sc.lostParent = append(sc.lostParent, &r)
 			}
 		}
-		counts[r.State]++
+		sc.counts[r.State]++
 		if r.State == Queued || r.NextCheck.Equal(CheckQueued) {
 			// A decided page queued for its recheck has a queue entry
 			// too: kept, or made again if lost.
-			queuedURLs[r.URL] = true
+			sc.queued[r.URL] = true
 		}
 		if r.State != Skipped {
 			if u, err := url.Parse(r.URL); err == nil && u.Host != "" {
-				perHost[u.Host]++
+				sc.perHost[u.Host]++
 			}
 		}
 		if r.Recheckable() && r.Scheduled() {
-			due = append(due, Due{At: r.NextCheck, Kind: DuePage, URL: r.URL})
+			sc.due = append(sc.due, Due{At: r.NextCheck, Kind: DuePage, URL: r.URL})
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
+	})
+	return sc, err
+}
 
-	// Queue: drop entries without a record, find the highest sequence.
+// repairQueues drops queue entries without a record, queues again the
+// queued URLs that lost their entry, and restarts the per-host queue
+// counts from what is kept (returned).
+func repairQueues(t *Tx, rep *SalvageReport, queuedURLs map[string]bool) (map[string]int64, error) {
+	btx := t.tx
+	meta, queue := btx.Bucket(bucketMeta), btx.Bucket(bucketQueue)
 	var drop [][]byte
 	inQueue := map[string]bool{}
 	hostQ := map[string]int64{}
@@ -301,18 +375,18 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 		seq = max(seq, n)
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	for _, k := range drop {
 		if err := queue.Delete(k); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(drop) > 0 {
 		rep.Repairs = append(rep.Repairs, fmt.Sprintf("dropped %d queue entries whose URL record was lost (the URLs can be found again)", len(drop)))
 	}
 	if err := meta.Put(keySeq, putU64(seq)); err != nil {
-		return err
+		return nil, err
 	}
 
 	// Queued URLs that lost their queue entry go to the back of their queue.
@@ -329,7 +403,7 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 			continue
 		}
 		if err := t.Enqueue(p.Host, u); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(requeue) > 0 {
@@ -340,57 +414,19 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 		t.hostQ[h] += n
 	}
 	if err := btx.DeleteBucket(bucketHostQ); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := btx.CreateBucket(bucketHostQ); err != nil {
-		return err
+		return nil, err
 	}
+	return hostQ, nil
+}
 
-	// Records whose parent's URL was lost keep everything else.
-	for _, r := range lostParent {
-		if err := t.PutURL(r, r.State); err != nil {
-			return err
-		}
-	}
-	if len(lostParent) > 0 {
-		rep.Repairs = append(rep.Repairs, fmt.Sprintf("%d records lost the URL of the page they were found on", len(lostParent)))
-	}
-	if orphans > 0 {
-		rep.Repairs = append(rep.Repairs, fmt.Sprintf("rebuilt the parent URL index (%d entries without their parent were dropped)", orphans))
-	}
-
-	// State counters, recounted.
-	for _, s := range States {
-		if err := meta.Put(countKey(s), putU64(uint64(counts[s]))); err != nil {
-			return err
-		}
-	}
-	copied := 0
-	for _, n := range counts {
-		copied += n
-	}
-	setLost(rep, string(bucketURLs), oldURLs, copied)
-	kept := 0
-	for _, n := range hostQ {
-		kept += int(n)
-	}
-	setLost(rep, string(bucketQueue), oldQueued, kept)
-	rep.Repairs = append(rep.Repairs, "recounted the URL states and the per-host queue counts")
-
-	// Admitted per host is never below the records the host has.
-	hosta := btx.Bucket(bucketHostA)
-	for h, n := range perHost {
-		if int(u64(hosta.Get([]byte(h)))) < n {
-			if err := hosta.Put([]byte(h), putU64(uint64(n))); err != nil {
-				return err
-			}
-		}
-	}
-
-	// Recrawl schedule: fetched pages due again but no longer scheduled.
+// rescheduleLost schedules again the rechecks the records say are due
+// but the schedule lost.
+func rescheduleLost(t *Tx, rep *SalvageReport, due []Due) error {
 	scheduled := map[string]bool{}
-	dueB := btx.Bucket(bucketDue)
-	dueB.ForEach(func(k, _ []byte) error {
+	t.tx.Bucket(bucketDue).ForEach(func(k, _ []byte) error {
 		if len(k) > 9 && k[8] == DuePage {
 			scheduled[string(k[9:])] = true
 		}
@@ -407,10 +443,6 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 	}
 	if added > 0 {
 		rep.Repairs = append(rep.Repairs, fmt.Sprintf("scheduled again %d recrawls that were lost", added))
-	}
-	// Resume as after a crash: a full delay before each host's first request.
-	if err := t.SetFlag("running", true); err != nil {
-		return err
 	}
 	return nil
 }
