@@ -311,6 +311,39 @@ func (c *Config) problems() []error {
 	if _, err := urlnorm.NewScope(c.Scope.Hosts); err != nil {
 		bad("scope.hosts", "%v (give host or host:port)", err)
 	}
+	c.boundsProblems(bad)
+	if c.Politeness.DefaultDelay < minDelay && !c.Politeness.AllowFast {
+		bad("politeness.default_delay", "%v is below the %v floor; set politeness.allow_fast: true if you run the sites you crawl", c.Politeness.DefaultDelay, minDelay)
+	}
+	if c.Limits.MaxLinksPerPage < 1 {
+		bad("limits.max_links_per_page", "%d must be at least 1", c.Limits.MaxLinksPerPage)
+	}
+	if c.Politeness.MaxDelay > 0 && c.Politeness.MaxDelay < c.Politeness.DefaultDelay {
+		bad("politeness.max_delay", "%v is below politeness.default_delay %v", c.Politeness.MaxDelay, c.Politeness.DefaultDelay)
+	}
+	if c.Network.IdleConns < 0 {
+		bad("network.idle_connections", "%d must be 0 (no keep-alive) or more", c.Network.IdleConns)
+	}
+	if c.Network.MaxBody < 1024 {
+		bad("network.max_body", "%d bytes is too small (at least 1024)", c.Network.MaxBody)
+	}
+	if _, err := parseLevel(c.Log.Level); err != nil {
+		bad("log.level", "%v", err)
+	}
+	if c.HTTP.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.HTTP.Listen); err != nil {
+			bad("http.listen", "%q must be host:port, e.g. 127.0.0.1:9180 (%v)", c.HTTP.Listen, err)
+		}
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "%q must be text or json", c.Log.Format)
+	}
+	errs = append(errs, c.WARC.validate()...)
+	return append(errs, c.validateCluster()...)
+}
+
+// boundsProblems reports the counts and durations out of their range.
+func (c *Config) boundsProblems(bad func(key, format string, args ...any)) {
 	for key, n := range map[string]int{"scope.max_depth": c.Scope.MaxDepth, "scope.max_pages": c.Scope.MaxPages,
 		"traps.max_url_length": c.Traps.MaxURLLength, "traps.max_repeated_segments": c.Traps.MaxRepeatedSegments,
 		"traps.max_pages_per_host": c.Traps.MaxPagesPerHost, "politeness.robots_retries": c.Politeness.RobotsRetries,
@@ -342,34 +375,6 @@ func (c *Config) problems() []error {
 			bad(key, "%v must not be negative", d)
 		}
 	}
-	if c.Politeness.DefaultDelay < minDelay && !c.Politeness.AllowFast {
-		bad("politeness.default_delay", "%v is below the %v floor; set politeness.allow_fast: true if you run the sites you crawl", c.Politeness.DefaultDelay, minDelay)
-	}
-	if c.Limits.MaxLinksPerPage < 1 {
-		bad("limits.max_links_per_page", "%d must be at least 1", c.Limits.MaxLinksPerPage)
-	}
-	if c.Politeness.MaxDelay > 0 && c.Politeness.MaxDelay < c.Politeness.DefaultDelay {
-		bad("politeness.max_delay", "%v is below politeness.default_delay %v", c.Politeness.MaxDelay, c.Politeness.DefaultDelay)
-	}
-	if c.Network.IdleConns < 0 {
-		bad("network.idle_connections", "%d must be 0 (no keep-alive) or more", c.Network.IdleConns)
-	}
-	if c.Network.MaxBody < 1024 {
-		bad("network.max_body", "%d bytes is too small (at least 1024)", c.Network.MaxBody)
-	}
-	if _, err := parseLevel(c.Log.Level); err != nil {
-		bad("log.level", "%v", err)
-	}
-	if c.HTTP.Listen != "" {
-		if _, _, err := net.SplitHostPort(c.HTTP.Listen); err != nil {
-			bad("http.listen", "%q must be host:port, e.g. 127.0.0.1:9180 (%v)", c.HTTP.Listen, err)
-		}
-	}
-	if c.Log.Format != "text" && c.Log.Format != "json" {
-		bad("log.format", "%q must be text or json", c.Log.Format)
-	}
-	errs = append(errs, c.WARC.validate()...)
-	return append(errs, c.validateCluster()...)
 }
 
 func parseLevel(s string) (slog.Level, error) {

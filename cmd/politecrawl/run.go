@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -135,31 +136,8 @@ func (d *daemon) run() error {
 	if len(cfg.Seeds) == 0 {
 		return usagef("config: seeds: give at least one URL to start from")
 	}
-	tty := isTerminal(d.stderr)
-	logOut := d.stderr
-	var progress *progressLine
-	if tty && cfg.Log.Format == "text" {
-		progress = newProgressLine(d.stderr)
-		logOut = progress
-		d.progress = progress
-	}
-	d.log = newLogger(logOut, cfg, d.level)
-	if progress != nil && d.level.Level() <= slog.LevelInfo {
-		// On a terminal the progress line replaces per-fetch lines.
-		d.level.Set(slog.LevelWarn)
-	}
-	// A first run makes the state file's directory, as it makes the
-	// file (and its backup, socket and WARC files beside it).
-	if err := os.MkdirAll(filepath.Dir(cfg.State), 0o750); err != nil {
-		return fmt.Errorf("state %s: %w", cfg.State, err)
-	}
-	// Open refuses at once a file a crawl holds; the second is for the
-	// brief read of a status or export.
-	db, err := storage.Open(cfg.State, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
-	if errors.Is(err, storage.ErrLocked) {
-		return fmt.Errorf("state %s is in use by another politecrawl run (a crawl or daemon on this state file): "+
-			"stop that one first, or give this run another state file; `politecrawl status` shows how it is doing", cfg.State)
-	}
+	progress := d.setupOutput()
+	db, err := d.openState()
 	if err != nil {
 		return err
 	}
@@ -194,21 +172,13 @@ func (d *daemon) run() error {
 	// From here node.close reads the outcomes to hand over from db,
 	// whatever fails next.
 	node.attach(c, db)
-	api := newAPI(c, db, reg)
-	stopSocket, err := serveSocket(cfg.State, api, d.log)
+	stopAPI, err := d.serveAPIs(newAPI(c, db, reg))
 	if err != nil {
 		return err
 	}
-	defer stopSocket()
-	if cfg.HTTP.Listen != "" {
-		stop, err := serveAPI(cfg.HTTP.Listen, api, d.log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
+	defer stopAPI()
 	ctx := d.cmd.Context()
-	hup := make(chan os.Signal, 1)
+	hup := make(chan os.Signal, 1) // before the crawl starts: SIGHUP's default ends the process
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	done := make(chan error, 1)
@@ -225,36 +195,95 @@ func (d *daemon) run() error {
 	}
 	d.notice("crawl starting", "state", cfg.State, "seeds", len(cfg.Seeds), "workers", cfg.Workers,
 		"default_delay", cfg.Politeness.DefaultDelay, "recrawl_interval", cfg.Daemon.RecrawlInterval, "user_agent", cfg.Agent.UserAgent)
+	if stuck, err = d.waitForEnd(ctx, done, hup, c); err != nil {
+		return err
+	}
+	var counts map[storage.State]int
+	db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
+	d.notice("crawl stopped", "fetched", counts[storage.Fetched], "disallowed", counts[storage.Disallowed],
+		"failed", counts[storage.Failed], "skipped", counts[storage.Skipped])
+	if cc.Archive != nil {
+		if err := cc.Archive.Close(); err != nil {
+			return err
+		}
+	}
+	node.close() // hands the shards over, reading the state file
+	return db.Close()
+}
+
+// waitForEnd waits until the crawl's Run returns its error on done,
+// reloading the configuration on each SIGHUP from hup. After a stop signal it waits
+// within the shutdown timeout and a backstop: past that it reports stuck
+// and an error (the crawl's goroutines may still hold the state file).
+func (d *daemon) waitForEnd(ctx context.Context, done <-chan error, hup <-chan os.Signal, c *crawler.Crawler) (stuck bool, err error) {
 	stopping, deadline := ctx.Done(), (<-chan time.Time)(nil)
 	for {
 		select {
 		case <-stopping:
 			// The crawl answers within the shutdown grace plus its stop
 			// margin; this is the backstop should anything block.
-			stopping, deadline = nil, time.After(cfg.Daemon.ShutdownTimeout+stopBackstop)
+			stopping, deadline = nil, time.After(d.cfg.Daemon.ShutdownTimeout+stopBackstop)
 		case <-deadline:
-			stuck = true
-			return fmt.Errorf("did not stop within %v of the signal; exiting anyway (the state file is safe: the next run resumes as after a crash)",
-				cfg.Daemon.ShutdownTimeout+stopBackstop)
+			return true, fmt.Errorf("did not stop within %v of the signal; exiting anyway (the state file is safe: the next run resumes as after a crash)",
+				d.cfg.Daemon.ShutdownTimeout+stopBackstop)
 		case err := <-done:
-			if err != nil {
-				return err
-			}
-			var counts map[storage.State]int
-			db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
-			d.notice("crawl stopped", "fetched", counts[storage.Fetched], "disallowed", counts[storage.Disallowed],
-				"failed", counts[storage.Failed], "skipped", counts[storage.Skipped])
-			if cc.Archive != nil {
-				if err := cc.Archive.Close(); err != nil {
-					return err
-				}
-			}
-			node.close() // hands the shards over, reading the state file
-			return db.Close()
+			return false, err
 		case <-hup:
 			d.reload(c)
 		}
 	}
+}
+
+// serveAPIs serves api on the state file's socket and, if configured, on
+// http.listen; stop ends both.
+func (d *daemon) serveAPIs(api http.Handler) (stop func(), err error) {
+	stopSocket, err := serveSocket(d.cfg.State, api, d.log)
+	if err != nil {
+		return nil, err
+	}
+	if d.cfg.HTTP.Listen == "" {
+		return stopSocket, nil
+	}
+	stopHTTP, err := serveAPI(d.cfg.HTTP.Listen, api, d.log)
+	if err != nil {
+		stopSocket()
+		return nil, err
+	}
+	return func() { stopHTTP(); stopSocket() }, nil
+}
+
+// setupOutput makes the daemon's logger: on a terminal, with text logs,
+// behind a progress line (returned) that replaces per-fetch lines.
+func (d *daemon) setupOutput() *progressLine {
+	logOut := d.stderr
+	var progress *progressLine
+	if isTerminal(d.stderr) && d.cfg.Log.Format == "text" {
+		progress = newProgressLine(d.stderr)
+		logOut = progress
+		d.progress = progress
+	}
+	d.log = newLogger(logOut, d.cfg, d.level)
+	if progress != nil && d.level.Level() <= slog.LevelInfo {
+		d.level.Set(slog.LevelWarn)
+	}
+	return progress
+}
+
+// openState opens the crawl's state file, making its directory on a
+// first run (as it makes the file, and its backup, socket and WARC files
+// beside it). Open refuses at once a file another crawl holds; the
+// timeout is for the brief read of a status or export.
+func (d *daemon) openState() (*storage.DB, error) {
+	state := d.cfg.State
+	if err := os.MkdirAll(filepath.Dir(state), 0o750); err != nil {
+		return nil, fmt.Errorf("state %s: %w", state, err)
+	}
+	db, err := storage.Open(state, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
+	if errors.Is(err, storage.ErrLocked) {
+		return nil, fmt.Errorf("state %s is in use by another politecrawl run (a crawl or daemon on this state file): "+
+			"stop that one first, or give this run another state file; `politecrawl status` shows how it is doing", state)
+	}
+	return db, err
 }
 
 // stopBackstop is how long past daemon.shutdown_timeout a stop may take

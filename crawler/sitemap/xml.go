@@ -108,16 +108,8 @@ func parseXML(in io.Reader, res *Result, emit func(Entry) error) error {
 	d := xml.NewDecoder(in)
 	d.CharsetReader = charset.NewReaderLabel
 	var ns nsScope
-	var (
-		sh        shape
-		haveRoot  bool
-		depth     int
-		itemDepth int // 0: not inside an item
-		field     string
-		text      strings.Builder
-		cur       Entry
-		haveLink  bool
-	)
+	var p xmlItems
+	haveRoot, depth := false, 0
 	for {
 		tok, err := d.RawToken()
 		if err == io.EOF {
@@ -130,7 +122,7 @@ func parseXML(in io.Reader, res *Result, emit func(Entry) error) error {
 			if isLimit(err) {
 				return err
 			}
-			return fmt.Errorf("sitemap %s: %w", sh.format, err)
+			return fmt.Errorf("sitemap %s: %w", p.sh.format, err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -142,53 +134,77 @@ func parseXML(in io.Reader, res *Result, emit func(Entry) error) error {
 				if !ok || !s.ns(space) {
 					return fmt.Errorf("sitemap: root <%s> in namespace %q is not a sitemap, index or feed", t.Name.Local, space)
 				}
-				sh, haveRoot, res.Format = s, true, s.format
+				p.sh, haveRoot, res.Format = s, true, s.format
 				continue
 			}
-			if !sh.ns(space) {
-				continue // an extension
-			}
-			switch {
-			case itemDepth == 0 && t.Name.Local == sh.item:
-				itemDepth, cur, haveLink = depth, Entry{}, false
-			case itemDepth != 0 && depth == itemDepth+1:
-				if sh.format == Atom && t.Name.Local == "link" {
-					if href, ok := atomLink(t); ok && !haveLink {
-						cur.URL, haveLink = href, true
-					}
-					continue
-				}
-				if t.Name.Local == sh.loc || contains(sh.lastmod, t.Name.Local) {
-					field = t.Name.Local
-					text.Reset()
-				}
+			if p.sh.ns(space) { // else an extension
+				p.start(t, depth)
 			}
 		case xml.CharData:
-			if field != "" && text.Len() < maxField {
-				text.Write(t)
+			if p.field != "" && p.text.Len() < maxField {
+				p.text.Write(t)
 			}
 		case xml.EndElement:
-			if field != "" && depth == itemDepth+1 {
-				v := strings.TrimSpace(text.String())
-				if field == sh.loc {
-					if !haveLink {
-						cur.URL, haveLink = v, true
-					}
-				} else if cur.Lastmod.IsZero() {
-					cur.Lastmod = ParseDate(v)
-				}
-				field = ""
-			}
-			if itemDepth != 0 && depth == itemDepth {
-				if err := emit(cur); err != nil {
-					return err
-				}
-				itemDepth = 0
+			if err := p.end(depth, emit); err != nil {
+				return err
 			}
 			ns.pop(depth)
 			depth--
 		}
 	}
+}
+
+// xmlItems follows the items (url, sitemap, item, entry) of a document of
+// one shape, and the fields of the one being read.
+type xmlItems struct {
+	sh        shape
+	itemDepth int // 0: not inside an item
+	field     string
+	text      strings.Builder
+	cur       Entry
+	haveLink  bool
+}
+
+// start takes an element of the document's namespace at depth.
+func (p *xmlItems) start(t xml.StartElement, depth int) {
+	switch {
+	case p.itemDepth == 0 && t.Name.Local == p.sh.item:
+		p.itemDepth, p.cur, p.haveLink = depth, Entry{}, false
+	case p.itemDepth != 0 && depth == p.itemDepth+1:
+		if p.sh.format == Atom && t.Name.Local == "link" {
+			if href, ok := atomLink(t); ok && !p.haveLink {
+				p.cur.URL, p.haveLink = href, true
+			}
+			return
+		}
+		if t.Name.Local == p.sh.loc || contains(p.sh.lastmod, t.Name.Local) {
+			p.field = t.Name.Local
+			p.text.Reset()
+		}
+	}
+}
+
+// end closes the element at depth: a field keeps its text, an item is
+// emitted.
+func (p *xmlItems) end(depth int, emit func(Entry) error) error {
+	if p.field != "" && depth == p.itemDepth+1 {
+		v := strings.TrimSpace(p.text.String())
+		if p.field == p.sh.loc {
+			if !p.haveLink {
+				p.cur.URL, p.haveLink = v, true
+			}
+		} else if p.cur.Lastmod.IsZero() {
+			p.cur.Lastmod = ParseDate(v)
+		}
+		p.field = ""
+	}
+	if p.itemDepth != 0 && depth == p.itemDepth {
+		if err := emit(p.cur); err != nil {
+			return err
+		}
+		p.itemDepth = 0
+	}
+	return nil
 }
 
 func isLimit(err error) bool {
