@@ -1,16 +1,20 @@
-// Package crawler runs a crawl: one coordinator goroutine owns every piece
-// of scheduling state (the per-host schedule, the robots.txt state of each
-// origin, host backoff) and a fixed pool of workers does the network work.
+// Package crawler runs a crawl: it wires a fixed pool of workers (fetch,
+// extract, archive) to the owners of the crawl's state, which one
+// coordinator goroutine drives: the frontier (frontier.Frontier: every
+// host's queue, slot, claims, backoff, sitemap files and recheck
+// schedule), the robots.txt cache (crawler/robotscache) and the batch
+// pipeline (crawler/groupcommit). The crawler keeps no host state of its
+// own and builds no storage keys.
 //
 // # The pipeline of one URL
 //
 //  1. Admission: a discovered URL is normalised, checked against the seen
-//     set, scope, limits and trap guards (frontier.Admitter) and, when its
-//     origin's robots.txt is already known, against it; it is then queued
-//     or recorded as skipped or disallowed.
-//  2. Dispatch: the coordinator asks the schedule for a host whose slot is
-//     open (one request in flight per host, start-to-start spacing from
-//     frontier.Delay via the host's rate limiter). Until the origin's
+//     set, scope, limits and trap guards and, when its origin's robots.txt
+//     is already known, against it (Frontier.Admit); it is then queued or
+//     recorded as skipped or disallowed.
+//  2. Dispatch: the coordinator claims the slot of a host whose slot is
+//     open (Frontier.Claim: one request in flight per host, start-to-start
+//     spacing from frontier.Delay via the host's rate limiter). Until the origin's
 //     robots.txt outcome is known, or after it expires, the only request
 //     sent to the host is for /robots.txt. A head URL that robots.txt
 //     disallows is recorded and the claimed slot handed back unused.

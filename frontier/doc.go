@@ -5,6 +5,14 @@
 //
 // # Types
 //
+//   - Frontier: the owner of every host's life, the only type the crawler
+//     calls. Its verbs (Admit, Claim, Take, Back, Release, Cancel, Idle,
+//     Finish, Settle, Retry, Requeue, Drop, Save, Restore; the sitemap
+//     files: DeclareSitemaps, RecordSitemap; the recheck schedule:
+//     ScheduleCheck, Promote, SweepSome) each take the batch's transaction
+//     where they change a queue, and write it and update the host in the
+//     same call. A claim's id tells a late report from a current one.
+//     model_test.go checks its invariants against an in-memory model.
 //   - Delay: the pure spacing formula (default, Crawl-delay, Request-rate,
 //     cap).
 //   - Host: everything kept in memory about one authority, in one place:
@@ -13,8 +21,8 @@
 //     with burst 1, a hold for Retry-After and backoff, the request in
 //     flight, its IP group); its consecutive failures. Record is what
 //     survives a restart (storage.HostRecord), RestoreHost reads it back.
-//   - Scheduler: owns every Host and is the only code that changes one;
-//     the crawler tells it what happened (Enqueued, Take, Settled,
+//   - Scheduler: the Frontier's schedule over its Hosts, the only code
+//     that changes one; the Frontier tells it what happened (Enqueued, Take, Settled,
 //     Removed, Returned, Fail, Started, Done, Committed) and asks Next
 //     for "the next host whose slot is open, or how long until one is".
 //     A host whose next URLs are only in a batch still being committed is
