@@ -159,6 +159,7 @@ func (c *Crawler) receive(r result) error {
 		c.sched.Sent(r.task.host, r.sent, c.cfg.Now())
 	}
 	delete(c.flying, r.task.host)
+	c.handOverEarly(r)
 	if bigPage(r) {
 		c.startPending(r)
 		return nil
