@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier"
@@ -34,6 +35,49 @@ type Node interface {
 	// the outcome on while the commit runs. Should the commit fail, the
 	// crawl stops with that error.
 	Decided(e Event, rec *storage.URLRecord)
+	// Fetched is told a held page's outcome as its worker's result comes
+	// back, before it is recorded: the record it gets and the URLs it
+	// found in the crawl's scope (what Divert gets when it is recorded).
+	// The node can hand them over at once, so that a kill of this process
+	// costs only its requests in flight, not the outcomes waiting for a
+	// commit. Only a first fetch that its response decides comes here (no
+	// error, 429 or 5xx, no recheck, no link-heavy page); Decided and
+	// Divert are told every outcome as before, these included.
+	Fetched(rec *storage.URLRecord, found []frontier.Candidate)
+}
+
+// handOverEarly tells the node a held page's outcome from its worker's
+// result, before it is recorded (see Node.Fetched). A URL whose record
+// cannot be read yet (queued in the batch being committed) is told with
+// its batch only.
+func (c *Crawler) handOverEarly(r result) {
+	if c.cfg.Node == nil || r.task.kind != taskPage || r.interrupted || !releasable(r) || bigPage(r) ||
+		r.page.Status == http.StatusNotModified || !c.cfg.Node.Holds(r.task.url) {
+		return
+	}
+	var rec *storage.URLRecord
+	read := c.db.View
+	if b := c.commits.Batch(); b != nil {
+		read = b.Do // it holds everything recorded
+	}
+	_ = read(func(tx *storage.Tx) error {
+		rec, _ = tx.GetURL(r.task.url) // an error must not spoil the batch: told with it instead
+		return nil
+	})
+	if rec == nil || rec.State != storage.Queued {
+		return
+	}
+	if !r.sent.IsZero() {
+		r.started = r.sent // as record does
+	}
+	var in []frontier.Candidate
+	for _, f := range c.fetchedRecord(rec, r) {
+		if c.front.InScope(f.URL) {
+			in = append(in, f)
+		}
+	}
+	rec.State = storage.Fetched
+	c.cfg.Node.Fetched(rec, in)
 }
 
 // handOverDecided tells the node the outcomes of the batch being handed

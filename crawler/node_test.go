@@ -24,6 +24,19 @@ type fakeNode struct {
 	diverted []frontier.Candidate
 	decided  map[string]string // URL -> state, from Observe
 	robots   map[string]*storage.RobotsRecord
+	fetched  map[string]earlyOutcome // URL -> what Fetched was told
+}
+
+// earlyOutcome is what Node.Fetched was told of one page.
+type earlyOutcome struct {
+	rec   *storage.URLRecord
+	found []frontier.Candidate
+}
+
+func (f *fakeNode) Fetched(rec *storage.URLRecord, found []frontier.Candidate) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fetched[rec.URL] = earlyOutcome{rec, found}
 }
 
 func (f *fakeNode) Robots(origin string, r *storage.RobotsRecord) {
@@ -37,7 +50,8 @@ const nodeDelay = 10 * time.Millisecond
 
 // newFakeNode serves the given hosts and holds nothing yet.
 func newFakeNode(serves ...string) *fakeNode {
-	f := &fakeNode{serves: map[string]bool{}, holds: map[string]bool{}, decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{}}
+	f := &fakeNode{serves: map[string]bool{}, holds: map[string]bool{}, decided: map[string]string{}, robots: map[string]*storage.RobotsRecord{},
+		fetched: map[string]earlyOutcome{}}
 	for _, h := range serves {
 		f.serves[h] = true
 	}
@@ -451,4 +465,72 @@ func TestCutRobotsHopResumesItsOrigin(t *testing.T) {
 			t.Errorf("a's robots.txt asked %d times, want 2 (again after the cut)", n)
 		}
 	})
+}
+
+// TestNodeToldOfAPageBeforeItIsRecorded: a node is told a held page's
+// outcome (its record, and the links in scope it found) as the page comes
+// back, while the result still waits to be recorded (here: the state file
+// is busy), so that a kill of the process then does not cost that page a
+// second fetch by the next owner of its shard.
+func TestNodeToldOfAPageBeforeItIsRecorded(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	a := w.AddHost("a", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/": {Body: `<title>home</title><a href="/p/1">1</a><a href="http://elsewhere.example/">out</a>`,
+			Delay: 200 * time.Millisecond},
+	})
+	node := newFakeNode(a.Authority())
+	node.holds[a.URL("/")] = true
+	c, db := nodeCrawl(t, node, testConfig(a.URL("/")), a.Authority())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	seedNode(t, ctx, c, a.URL("/"))
+
+	// While the page is on its way, something else holds the state file.
+	waitFor(t, ctx, "a/ requested", func() bool { return a.Count("/") == 1 })
+	locked, release, unlocked := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	unlock := func() { once.Do(func() { close(release) }) }
+	defer unlock() // before the state file closes, should the test fail
+	go func() {
+		unlocked <- db.Update(func(*storage.Tx) error { close(locked); <-release; return nil })
+	}()
+	<-locked
+	waitFor(t, ctx, "the node told of a/", func() bool {
+		node.mu.Lock()
+		defer node.mu.Unlock()
+		_, ok := node.fetched[a.URL("/")]
+		return ok
+	})
+	if r := records(t, db)[a.URL("/")]; r == nil || r.State != storage.Queued {
+		t.Errorf("a/ in the state file: %+v; want it still queued (not recorded yet)", r)
+	}
+	unlock()
+	if err := <-unlocked; err != nil {
+		t.Fatal(err)
+	}
+	node.mu.Lock()
+	got := node.fetched[a.URL("/")]
+	node.mu.Unlock()
+	if r := got.rec; r.State != storage.Fetched || r.Status != 200 || r.Title != "home" || r.DiscoveredVia != "seed" ||
+		!slices.Contains(r.Links, a.URL("/p/1")) {
+		t.Errorf("record told: %+v", r)
+	}
+	if len(got.found) != 1 || got.found[0].URL != a.URL("/p/1") || got.found[0].Parent != a.URL("/") || got.found[0].Depth != 1 {
+		t.Errorf("found told: %+v; want a/p/1 alone (the other link is out of scope)", got.found)
+	}
+
+	// Recorded as told.
+	waitFor(t, ctx, "a/ recorded", func() bool { r := records(t, db)[a.URL("/")]; return r != nil && r.State == storage.Fetched })
+	if r := records(t, db)[a.URL("/")]; r.Title != got.rec.Title || r.Status != got.rec.Status || !slices.Equal(r.Links, got.rec.Links) ||
+		!r.FetchedAt.Equal(got.rec.FetchedAt) {
+		t.Errorf("recorded %+v\ntold     %+v", r, got.rec)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

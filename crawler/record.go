@@ -108,24 +108,17 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 		rec.CheckedAt = r.started.UTC()
 		return c.finish(tx, rec, t, storage.Fetched, rec.Error)
 	}
-	rec.CheckedAt = r.started.UTC()
-	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
-	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
-	rec.PayloadDigest = ""
-	if r.archived != nil {
-		rec.PayloadDigest = r.archived.Payload
-	}
-	rec.Attempts++
-	rec.Error, rec.Links = "", []string{}
-	if p.Location != "" {
-		if err := c.followRedirect(tx, rec, p.Location); err != nil {
+	found := c.fetchedRecord(rec, r)
+	for _, f := range found {
+		if r.freed && f.Via == "link" {
+			continue // admitted in chunks before (see admitChunk)
+		}
+		if err := c.discover(tx, f); err != nil {
 			return err
 		}
 	}
 	if r.parsed != nil {
-		rec.Title = r.parsed.Title
-		rec.NoIndex, rec.NoFollow = r.parsed.Directives.NoIndex, r.parsed.Directives.NoFollow
-		if err := c.followLinks(tx, rec, r); err != nil {
+		if err := c.recordLinkLimits(tx, rec, r); err != nil {
 			return err
 		}
 		if r.gzBody != nil && !rec.NoIndex {
@@ -139,13 +132,50 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			}
 		}
 	}
+	return c.finish(tx, rec, t, storage.Fetched, rec.Error)
+}
+
+// fetchedRecord applies a page's response to its record (status,
+// validators, title, directives, links, the error worth keeping) and
+// returns what the page found for the frontier: a redirect's target, then
+// its links. It writes nothing: recordPage writes the record and admits
+// what was found, and a cluster node is handed the same before that (see
+// handOverEarly), so the two cannot differ.
+func (c *Crawler) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Candidate {
+	p := r.page
+	rec.CheckedAt = r.started.UTC()
+	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
+	rec.ETag, rec.LastModified = p.Header.Get("ETag"), p.Header.Get("Last-Modified")
+	rec.PayloadDigest = ""
+	if r.archived != nil {
+		rec.PayloadDigest = r.archived.Payload
+	}
+	rec.Attempts++
+	rec.Error, rec.Links = "", []string{}
+	var found []frontier.Candidate
+	if p.Location != "" {
+		if f, ok := c.redirectTarget(rec, p.Location); ok {
+			found = append(found, f)
+		}
+	}
+	if r.parsed != nil {
+		rec.Title = r.parsed.Title
+		rec.NoIndex, rec.NoFollow = r.parsed.Directives.NoIndex, r.parsed.Directives.NoFollow
+		if r.links != nil { // nil: the page said nofollow
+			rec.Links = append(rec.Links, r.links.urls...)
+			rec.LinksDropped = r.links.dropped
+			for _, n := range r.links.urls {
+				found = append(found, frontier.Candidate{URL: n, Depth: rec.Depth + 1, Via: "link", Parent: rec.URL})
+			}
+		}
+	}
 	switch {
 	case r.parseErr != nil:
 		rec.Error = r.parseErr.Error()
 	case p.Truncated:
 		rec.Error = fmt.Sprintf("body truncated at %d bytes", r.bodyLen)
 	}
-	return c.finish(tx, rec, t, storage.Fetched, rec.Error)
+	return found
 }
 
 // finish writes the final record and takes the URL off its queue.
@@ -198,44 +228,36 @@ func isPermanent(err error) bool {
 	return errors.As(err, &dnsErr) && dnsErr.IsNotFound
 }
 
-// followRedirect admits a redirect target as a new URL of its own.
-func (c *Crawler) followRedirect(tx *storage.Tx, rec *storage.URLRecord, location string) error {
+// redirectTarget keeps a redirect's target in the record's links and
+// returns it as a new URL to admit, unless it is unusable or past the
+// redirect limit (the record's error says which).
+func (c *Crawler) redirectTarget(rec *storage.URLRecord, location string) (frontier.Candidate, bool) {
 	n, err := urlnorm.Normalise(location)
 	if err != nil {
 		rec.Error = "redirect: " + err.Error()
-		return nil
+		return frontier.Candidate{}, false
 	}
 	rec.Links = []string{n}
 	if rec.Redirects+1 > c.cfg.MaxRedirects {
 		rec.Error = fmt.Sprintf("redirect chain longer than %d hops: not followed", c.cfg.MaxRedirects)
-		return nil
+		return frontier.Candidate{}, false
 	}
-	return c.discover(tx, frontier.Candidate{URL: n, Depth: rec.Depth, Via: "redirect", Parent: rec.URL, Redirects: rec.Redirects + 1})
+	return frontier.Candidate{URL: n, Depth: rec.Depth, Via: "redirect", Parent: rec.URL, Redirects: rec.Redirects + 1}, true
 }
 
-// followLinks keeps a page's links in its record and admits them, unless
-// the page said nofollow (then extract returned none). A link-heavy page
-// had its links admitted in chunks before this (see admitChunk).
-func (c *Crawler) followLinks(tx *storage.Tx, rec *storage.URLRecord, r result) error {
+// recordLinkLimits records a page's unusable links and logs the links its
+// limit left out, unless the page said nofollow (then extract returned
+// none).
+func (c *Crawler) recordLinkLimits(tx *storage.Tx, rec *storage.URLRecord, r result) error {
 	if r.links == nil {
 		return nil
 	}
-	rec.Links = append(rec.Links, r.links.urls...)
-	rec.LinksDropped = r.links.dropped
 	if err := recordBadLinks(tx, rec.URL, rec.Depth+1, r.links.bad); err != nil {
 		return err
 	}
 	if r.links.dropped > 0 || r.links.badMore > 0 {
 		c.log.Info("links not queued", "url", rec.URL, "over_limit", r.links.dropped, "unusable_uncounted", r.links.badMore,
 			"limit", c.cfg.MaxLinksPerPage)
-	}
-	if r.freed {
-		return nil
-	}
-	for _, n := range r.links.urls {
-		if err := c.discover(tx, frontier.Candidate{URL: n, Depth: rec.Depth + 1, Via: "link", Parent: rec.URL}); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -86,9 +86,14 @@ func (m *Manager) acquireFree(ctx context.Context, target int) {
 		_, mine := m.owned[s]
 		switch {
 		case !taken:
+			m.noteFree(s)
 			free = append(free, s)
 		case !mine && bytes.Equal(e.Value(), m.value):
 			m.deleteOurs(ctx, e.Key(), e.Revision())
+		default:
+			if _, known := m.holders.shard[s]; !known {
+				m.noteHeld(s, parseStamp(e.Value())) // before its first renewal seen here
+			}
 		}
 	}
 	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })

@@ -238,6 +238,7 @@ type testCluster struct {
 	ledger   *ledger
 	nodes    map[string]*node
 	clocks   map[string]func() time.Time // a node's clock, if not time.Now
+	logs     map[string]*lineBuffer      // if set, each node's Info log goes here (else its warnings to the ledger)
 
 	mu  sync.Mutex
 	all []*Manager // every Manager started, for watchExclusive
@@ -251,9 +252,14 @@ func (c *testCluster) start(name string) *node {
 	cfg.Node = name
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	logger := slog.New(slog.NewTextHandler(c.ledger, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if c.logs != nil {
+		c.logs[name] = &lineBuffer{}
+		logger = slog.New(slog.NewTextHandler(c.logs[name], nil))
+	}
 	m, err := NewManager(ctx, js, cfg, ManagerOptions{
 		OnEvent:  func(e Event) { c.ledger.record(name, e) },
-		Logger:   slog.New(slog.NewTextHandler(c.ledger, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:   logger,
 		Replicas: c.replicas,
 		Now:      c.clocks[name],
 	})
@@ -397,3 +403,29 @@ func (c *testCluster) watchExclusive() {
 }
 
 func keysOf(m map[string]*node) []string { return slices.Sorted(maps.Keys(m)) }
+
+// lineBuffer collects log lines; safe for concurrent use.
+type lineBuffer struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (b *lineBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lines = append(b.lines, strings.Split(strings.TrimSpace(string(p)), "\n")...)
+	return len(p), nil
+}
+
+// matching returns the lines that contain s.
+func (b *lineBuffer) matching(s string) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, l := range b.lines {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -79,6 +79,7 @@ type Manager struct {
 	lastBalance   time.Time
 	nextHeartbeat time.Time
 	knownMembers  map[string]bool
+	holders       holders // who holds what, to tell an expired node (expired.go)
 
 	mu   sync.Mutex
 	held map[int]lease // copy of owned for Holds and Owned
@@ -164,7 +165,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	defer m.shutdown(ctx)
 
 	m.settled = m.now().Add(m.settle)
-	w := &wakeups{leases: leaseW.Updates(), members: memberW.Updates(), known: m.knownMembers}
+	w := &wakeups{leases: leaseW.Updates(), members: memberW.Updates(), known: m.knownMembers, onLease: m.noteLease}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {

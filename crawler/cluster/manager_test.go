@@ -169,3 +169,57 @@ func TestManagerRefusesMismatch(t *testing.T) {
 		t.Errorf("same configuration: %v", err)
 	}
 }
+
+// TestSurvivorsSayWhoseLeasesExpired: when a node dies, the survivors'
+// logs say once that its leases expired, which shards were its, and where
+// each went; a node that stops on purpose (its leases handed over, not
+// expired) is not reported so.
+func TestSurvivorsSayWhoseLeasesExpired(t *testing.T) {
+	t.Parallel()
+	srv := MustEmbedded(t)
+	c := &testCluster{
+		t: t, urls: []string{srv.ClientURL()}, ledger: newLedger(t), nodes: map[string]*node{}, logs: map[string]*lineBuffer{},
+		cfg: Config{NATS: srv.ClientURL(), Name: "obituary", Shards: 8, LeaseTTL: testTTL},
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		c.start(n)
+	}
+	c.waitFor("balanced over a, b, c", testTTL+5*time.Second, c.balanced)
+	shards := c.ledger.ownedBy("c")
+	c.kill("c")
+	c.waitFor("c's shards taken over", testTTL+5*time.Second, func() bool { _, ok := c.ledger.takenAfter("c", shards); return ok })
+	owner := map[int]string{}
+	for _, n := range []string{"a", "b"} {
+		for _, s := range c.ledger.ownedBy(n) {
+			owner[s] = n
+		}
+	}
+	var want []string
+	for _, s := range shards {
+		want = append(want, fmt.Sprintf("%d→%s", s, owner[s]))
+	}
+	moved := fmt.Sprintf("moved=\"%s\"", strings.Join(want, " "))
+	c.waitFor("a survivor saying where c's shards went", 5*time.Second, func() bool {
+		return len(c.logs["a"].matching(moved))+len(c.logs["b"].matching(moved)) > 0
+	})
+	for _, n := range []string{"a", "b"} {
+		expired := c.logs[n].matching("level=WARN")
+		if len(expired) > 1 {
+			t.Errorf("%s said it %d times: %q", n, len(expired), expired)
+		}
+		for _, l := range expired {
+			if !strings.Contains(l, "expired_node=c") || !strings.Contains(l, fmt.Sprintf("shards=\"%v\"", shards)) {
+				t.Errorf("%s: %q, want c and its shards %v\n%s", n, l, shards, strings.Join(c.logs[n].matching(""), "\n"))
+			}
+		}
+	}
+	if len(c.logs["a"].matching("expired_node=c"))+len(c.logs["b"].matching("expired_node=c")) < 2 {
+		t.Errorf("no survivor said whose leases expired and where its shards went:\na: %q\nb: %q", c.logs["a"].matching(""), c.logs["b"].matching(""))
+	}
+
+	c.stop("b")
+	c.waitFor("balanced on a alone", testTTL+5*time.Second, c.balanced)
+	if l := c.logs["a"].matching("expired_node=b"); len(l) > 0 {
+		t.Errorf("b stopped on purpose, yet a says its leases expired: %q", l)
+	}
+}

@@ -70,6 +70,7 @@ type Node struct {
 	shards  map[int]*shardRun               // owned shards
 	held    map[string]heldMsg              // URL -> its undecided message, held by this node
 	pending map[string][]frontier.Candidate // URLs found by a held URL, published when it is decided
+	early   map[string]bool                 // URLs handed over from their worker's result (Fetched), not yet Decided
 	jobs    []job                           // for the finisher
 	wake    chan struct{}                   // a job was added
 	events  []Event                         // from the Manager, for the event loop
@@ -131,7 +132,7 @@ func DialNode(ctx context.Context, cfg Config, opts NodeOptions) (*Node, error) 
 		opts.HostSync = time.Second
 	}
 	n := &Node{cfg: cfg, opts: opts, log: opts.Logger.With("node", cfg.Node), now: opts.Now,
-		shards: map[int]*shardRun{}, held: map[string]heldMsg{}, pending: map[string][]frontier.Candidate{},
+		shards: map[int]*shardRun{}, held: map[string]heldMsg{}, pending: map[string][]frontier.Candidate{}, early: map[string]bool{},
 		wake: make(chan struct{}, 1), evWake: make(chan struct{}, 1)}
 	nc, js, err := connect(ctx, cfg, n.log)
 	if err != nil {
@@ -227,6 +228,9 @@ func (n *Node) Manager() *Manager { return n.mgr }
 func (n *Node) Divert(c frontier.Candidate) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.early[c.Parent] {
+		return // handed over with its finder (Fetched)
+	}
 	if _, ok := n.held[c.Parent]; ok && c.Parent != "" {
 		n.pending[c.Parent] = append(n.pending[c.Parent], c)
 		return
@@ -267,6 +271,13 @@ func (n *Node) Holds(url string) bool {
 // Decided implements crawler.Node: a held URL's final outcome, with its
 // record, makes a job for the finisher (while the engine commits it).
 func (n *Node) Decided(e crawler.Event, rec *storage.URLRecord) {
+	n.mu.Lock()
+	early := n.early[e.URL]
+	delete(n.early, e.URL)
+	n.mu.Unlock()
+	if early {
+		return // handed over when its result came back (Fetched)
+	}
 	switch storage.State(e.State) {
 	case storage.Fetched, storage.Disallowed, storage.Failed, storage.Skipped:
 	default:
@@ -288,6 +299,21 @@ func (n *Node) Decided(e crawler.Event, rec *storage.URLRecord) {
 		r = &c
 	}
 	n.addJob(job{decided: e.URL, record: r, found: found})
+}
+
+// Fetched implements crawler.Node: a held page's outcome, told as its
+// result comes back from the worker, is handed over at once (what it
+// found, its record, the ack), so that a kill of this process then costs
+// the page no second fetch. Its Decided, and the Divert of what it found,
+// come later and are covered by this.
+func (n *Node) Fetched(rec *storage.URLRecord, found []frontier.Candidate) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.held[rec.URL]; !ok {
+		return // handled by another node now (or never held here)
+	}
+	n.early[rec.URL] = true
+	n.addJob(job{decided: rec.URL, record: rec, found: found})
 }
 
 // addJob queues a job for the finisher; n.mu is held.
@@ -336,6 +362,7 @@ func (n *Node) forget(shard int) {
 		if h.shard == shard {
 			delete(n.held, url)
 			delete(n.pending, url)
+			delete(n.early, url)
 		}
 	}
 }

@@ -8,13 +8,17 @@ import "github.com/nats-io/nats.go/jetstream"
 // next poll. Expiries are not reported by the server; the poll finds them.
 type wakeups struct {
 	leases, members <-chan jetstream.KeyValueEntry
-	known           map[string]bool // members seen at the last count
+	known           map[string]bool               // members seen at the last count
+	onLease         func(jetstream.KeyValueEntry) // sees every lease change, if set
 	nudged          bool
 }
 
 func (w *wakeups) lease(e jetstream.KeyValueEntry, ok bool) {
 	if !ok {
 		w.leases = nil
+	}
+	if e != nil && w.onLease != nil {
+		w.onLease(e)
 	}
 	w.nudged = w.nudged || (e != nil && e.Operation() != jetstream.KeyValuePut)
 }
