@@ -126,9 +126,13 @@ func (c *Crawler) Admit(ctx context.Context, cands []frontier.Candidate) ([]Admi
 	return out, err
 }
 
+// admitList admits a handed-off batch in the batch being built, as the
+// crawl's own results are (group commit): the node keeps each queued URL's
+// message until the URL is decided, so a crash before the commit loses
+// nothing, and the coordinator need not wait for a commit of its own.
 func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
 	out := make([]Admission, 0, len(cands))
-	err := c.updateAlone(func(tx *storage.Tx) error {
+	err := c.update(func(tx *storage.Tx) error {
 		out = out[:0]
 		for _, cand := range cands {
 			a, err := c.admitOne(tx, cand)
