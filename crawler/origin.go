@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
-	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -152,46 +151,17 @@ func (c *Crawler) applyRobots(r result, now time.Time) {
 	c.front.Wake(host, now)
 }
 
-// failOrigin records every queued URL of origin on host as failed.
+// failOrigin fails every queued URL of origin on host (see
+// Frontier.GiveUpOrigin) and reports each as an outcome.
 func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error {
-	type entry struct {
-		seq uint64
-		url string
-	}
-	var doomed []entry
-	err := tx.ForEachQueued(host, func(seq uint64, url string) error {
-		if originOf(url) == origin {
-			doomed = append(doomed, entry{seq, url})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	seqs := make([]uint64, 0, len(doomed))
-	for _, e := range doomed {
-		rec, err := tx.GetURL(e.url)
-		if err != nil || rec == nil {
-			return err
-		}
-		prev := rec.State // queued, or fetched for a recheck
-		rec.State, rec.Error = storage.Failed, reason
-		frontier.Unqueued(rec)
-		c.event(Event{URL: rec.URL, State: string(storage.Failed), Reason: reason})
-		if err := tx.PutURL(rec, prev); err != nil {
-			return err
-		}
-		seqs = append(seqs, e.seq)
-	}
 	// Until this batch commits, the committed queue still holds them.
 	var gen uint64
 	if c.commits.Running() {
 		gen = c.commits.Gen() + 1
 	}
-	now := c.cfg.Now()
-	if err := c.front.Drop(tx, host, seqs, gen, now); err != nil {
-		return err
+	failed, err := c.front.GiveUpOrigin(tx, host, origin, reason, gen, c.cfg.Now())
+	for _, u := range failed {
+		c.event(Event{URL: u, State: string(storage.Failed), Reason: reason})
 	}
-	c.front.Wake(host, now)
-	return nil
+	return err
 }

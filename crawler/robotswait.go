@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -15,33 +16,14 @@ import (
 // robots.txt stayed unreachable; a later run queues such URLs again.
 const robotsGaveUpPrefix = "robots.txt unreachable after "
 
-// requeueRobotsFailures gives the URLs a previous run failed because their
-// origin's robots.txt never answered another chance: the origin's
-// robots.txt is fetched again (robotscache.Cache.Restore forgets an unreachable
-// outcome), and its URLs are queued again. A batch run with
-// --robots-retries 0 thus ends at once, and the next run retries.
-func (c *Crawler) requeueRobotsFailures(tx *storage.Tx, origin string) (int, error) {
-	var again []*storage.URLRecord
-	err := tx.ForEachURLWithPrefix(origin+"/", func(r *storage.URLRecord) error {
-		if r.State == storage.Failed && (strings.HasPrefix(r.Error, robotsGaveUpPrefix) || strings.HasPrefix(r.Error, privatePrefix)) {
-			again = append(again, r)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	host := urlnorm.Authority(origin)
-	for _, r := range again {
-		r.State, r.Error = storage.Queued, ""
-		if err := tx.PutURL(r, storage.Failed); err != nil {
-			return 0, err
-		}
-		if err := tx.Enqueue(host, r.URL); err != nil {
-			return 0, err
-		}
-	}
-	return len(again), nil
+// gaveUpOnRobots reports whether a URL failed because its origin's
+// robots.txt never answered (or its address was refused): the next run
+// gives such URLs another chance. The origin's robots.txt is fetched
+// again (robotscache.Cache.Restore forgets an unreachable outcome). A
+// batch run with --robots-retries 0 thus ends at once, and the next run
+// retries.
+func gaveUpOnRobots(errText string) bool {
+	return strings.HasPrefix(errText, robotsGaveUpPrefix) || strings.HasPrefix(errText, privatePrefix)
 }
 
 // requeueUnreachable queues again the URLs of every origin whose
@@ -57,7 +39,7 @@ func (c *Crawler) requeueUnreachable(tx *storage.Tx) error {
 		return err
 	}
 	for _, origin := range retry {
-		n, err := c.requeueRobotsFailures(tx, origin)
+		n, err := frontier.RequeueGivenUp(tx, origin, gaveUpOnRobots)
 		if err != nil {
 			return err
 		}
