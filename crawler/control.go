@@ -128,7 +128,7 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 	if l.Workers > 0 && l.Workers != c.cfg.Workers {
 		changes = append(changes, fmt.Sprintf("workers %d -> %d", c.cfg.Workers, l.Workers))
 		c.cfg.Workers = l.Workers
-		c.growWorkers()
+		c.work.grow()
 	}
 	if l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
 		if l.DefaultDelay != c.cfg.DefaultDelay {

@@ -21,11 +21,10 @@ const flagRunning = "running"
 // Crawler is one crawl over one state file. Create it with New and call
 // Run once. Its state is owned by the goroutine running Run.
 type Crawler struct {
-	cfg      Config
-	db       *storage.DB
-	log      *slog.Logger
-	fetcher  *fetch.Fetcher
-	parseBig parseGate // bounds concurrent parses of big pages (memory)
+	cfg  Config
+	db   *storage.DB
+	log  *slog.Logger
+	work *pool // the workers: fetch, parse, archive
 	// front owns every host: admission, queues, slots, claims, backoff
 	// and the work besides the queue (robots.txt hops: tasks).
 	front  *frontier.Frontier[task]
@@ -36,7 +35,6 @@ type Crawler struct {
 	received     []result       // results back from workers, waiting to be recorded
 	receivedSize int            // their weight in memory (see resultSize)
 	pending      []*pendingPage // link-heavy pages whose links are being admitted
-	sentNotes    chan sentNote  // from workers: spaced requests that went out (see task.notifySent)
 	// commits holds the batch being built and the one being committed;
 	// each batch's outcomes (Events) are reported once it committed
 	// (see commit.go).
@@ -51,21 +49,33 @@ type Crawler struct {
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
-	spawn   func()        // starts one more worker (Run sets it)
-	workers int           // worker goroutines started
-	gate    *gate         // at most cfg.Workers of them run a task at once
 }
 
-// growWorkers starts workers up to cfg.Workers (a live reconfiguration
-// may raise it; lowering it leaves some idle: the gate keeps them from
-// running more tasks at once than cfg.Workers).
-func (c *Crawler) growWorkers() {
-	if c.gate != nil {
-		c.gate.setLimit(c.cfg.Workers)
+// pool is the crawl's workers: the goroutines that make the requests and
+// do what needs the body (parse, normalise links, compress, archive), and
+// what they share. A task reaches a worker only when its host's slot is
+// open; a worker never touches the coordinator's state.
+type pool struct {
+	cfg       *Config
+	fetcher   *fetch.Fetcher
+	parseBig  parseGate     // bounds concurrent parses of big pages (memory)
+	cuts      *cuts         // tasks CancelHosts may take back (cluster nodes)
+	sentNotes chan sentNote // to the coordinator: spaced requests that went out (see task.notifySent)
+	spawn     func()        // starts one more worker (Run sets it)
+	workers   int           // worker goroutines started
+	gate      *gate         // at most cfg.Workers of them run a task at once
+}
+
+// grow starts workers up to cfg.Workers (a live reconfiguration may
+// raise it; lowering it leaves some idle: the gate keeps them from running
+// more tasks at once than cfg.Workers).
+func (p *pool) grow() {
+	if p.gate != nil {
+		p.gate.setLimit(p.cfg.Workers)
 	}
-	for c.spawn != nil && c.workers < c.cfg.Workers {
-		c.spawn()
-		c.workers++
+	for p.spawn != nil && p.workers < p.cfg.Workers {
+		p.spawn()
+		p.workers++
 	}
 }
 
@@ -79,14 +89,13 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	}
 	c := &Crawler{
 		cfg: cfg, db: db, log: cfg.Logger,
-		fetcher:  fetch.New(withClock(cfg.Fetch, cfg.Now)),
-		parseBig: newParseGate(),
 		robots: robotscache.NewCache(robotscache.Policy{TTL: cfg.RobotsTTL, Retries: cfg.RobotsRetries,
 			RetryBase: cfg.RobotsRetryBase, MaxHold: cfg.MaxHold}),
 		control: make(chan call),
 		cuts:    newCuts(),
 		stopped: make(chan struct{}),
 	}
+	c.work = &pool{cfg: &c.cfg, fetcher: fetch.New(withClock(cfg.Fetch, cfg.Now)), parseBig: newParseGate(), cuts: c.cuts}
 	// The WARC records of a batch's results are on disk before any
 	// transaction records them.
 	var syncArchive func() error
@@ -222,20 +231,20 @@ func (c *Crawler) Run(ctx context.Context) error {
 	results := make(chan result, maxWorkers+aheadOf(maxWorkers))
 	c.tasks, c.cuts.results = tasks, results
 	// At most one note per task.
-	c.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
+	c.work.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup
-	c.gate = newGate(c.cfg.Workers)
-	c.spawn = func() { wg.Go(func() { c.worker(fetchCtx, tasks, results) }) }
-	c.growWorkers()
+	c.work.gate = newGate(c.cfg.Workers)
+	c.work.spawn = func() { wg.Go(func() { c.work.worker(fetchCtx, tasks, results) }) }
+	c.work.grow()
 	c.commits.Start()
 	// From the moment of a stop, tasks still waiting for a worker, in the
 	// channel or at the gate, come back unsent, even while the
 	// coordinator is busy (say, waiting on a commit) and has not seen the
 	// stop yet.
-	unwatch := context.AfterFunc(ctx, c.gate.shutdown)
+	unwatch := context.AfterFunc(ctx, c.work.gate.shutdown)
 	defer unwatch()
 	err := c.loop(ctx, tasks, results)
-	c.gate.shutdown()
+	c.work.gate.shutdown()
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}
@@ -251,7 +260,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	if cerr := c.commits.Stop(); err == nil {
 		err = cerr
 	}
-	c.fetcher.Close()
+	c.work.fetcher.Close()
 	if err != nil {
 		return err
 	}
@@ -317,7 +326,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 				return err
 			}
 		case <-c.cuts.skipped:
-		case n := <-c.sentNotes:
+		case n := <-c.work.sentNotes:
 			c.front.Sent(n.host, n.claim, n.at, c.cfg.Now())
 		case j := <-c.commits.Done():
 			if err := c.commits.Finish(j); err != nil {

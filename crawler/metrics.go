@@ -108,7 +108,7 @@ func (c *Crawler) gauges() {
 		return
 	}
 	m.queueDepth.Set(float64(c.front.QueuedTotal()))
-	m.inFlight.Set(float64(c.gate.busy())) // as status: tasks waiting for a worker are not under way
+	m.inFlight.Set(float64(c.work.gate.busy())) // as status: tasks waiting for a worker are not under way
 	counts := map[string]int{"parsed": 0, "unavailable": 0, "unreachable": 0, "gave_up": 0, "fetching": 0}
 	c.robots.Each(func(_ string, o *robotscache.Origin) {
 		switch {

@@ -133,7 +133,7 @@ func (c *Crawler) liveStatus() (*Status, error) {
 		return nil, err
 	}
 	// Tasks waiting for a worker have no request under way yet.
-	st.Running, st.InFlight = true, c.gate.busy()
+	st.Running, st.InFlight = true, c.work.gate.busy()
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
 		v := c.front.View(h.Host, now)

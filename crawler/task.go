@@ -87,18 +87,18 @@ type result struct {
 
 // worker runs tasks until tasks is closed. It never sleeps for politeness:
 // a task arrives only when its host's slot is open.
-func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
+func (p *pool) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
 	for t := range tasks {
 		// The task is the worker's only once past the gate: until then
 		// (workers lowered live leave goroutines waiting there) CancelHosts
 		// may still take it back.
-		entered := c.gate.enter()
+		entered := p.gate.enter()
 		if t.begin != nil && !t.begin() {
 			// Taken back: its result was handed in for it.
 			if entered {
-				c.gate.leave()
+				p.gate.leave()
 			}
-			c.cuts.skip()
+			p.cuts.skip()
 			continue
 		}
 		if !entered {
@@ -112,8 +112,8 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 		if t.ctx == nil {
 			t.ctx, t.stop = ctx, notCut
 		}
-		r := c.run(t)
-		c.gate.leave()
+		r := p.run(t)
+		p.gate.leave()
 		if r.page != nil {
 			// Everything that needs the body is done: the result may
 			// wait a while to be recorded, and bodies can be big.
@@ -123,43 +123,43 @@ func (c *Crawler) worker(ctx context.Context, tasks <-chan task, results chan<- 
 	}
 }
 
-func (c *Crawler) run(t task) (r result) {
-	r = result{task: t, started: c.cfg.Now()}
+func (p *pool) run(t task) (r result) {
+	r = result{task: t, started: p.cfg.Now()}
 	ctx := t.ctx
 	defer func() {
 		// Cut short by CancelHosts (not by the crawl stopping): the URL
 		// stays queued, as at a stop.
 		r.interrupted = t.stop()
 	}()
-	ctx, capt := c.startCapture(ctx)
-	defer c.archiveExchange(&r, capt) // runs last, once r is complete
+	ctx, capt := p.startCapture(ctx)
+	defer p.archiveExchange(&r, capt) // runs last, once r is complete
 	// Note when the request really leaves (after connecting): politeness
 	// counts from there; its IP group's other hosts may wait to hear.
 	var notify func(time.Time)
 	if t.notifySent {
 		notify = func(at time.Time) {
 			select {
-			case c.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
+			case p.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
 			default: // the channel has room for one per task; if not, receive reports it
 			}
 		}
 	}
-	ctx, trace := fetch.NewTrace(ctx, c.cfg.Now, notify)
+	ctx, trace := fetch.NewTrace(ctx, p.cfg.Now, notify)
 	defer func() { r.sent, r.ip = trace.Sent(), trace.IP() }()
 	if t.kind == taskRobots {
 		rr := robotscache.Result{URL: t.origin + "/robots.txt", FinalURL: t.url}
 		if t.robots != nil {
 			rr = *t.robots
 		}
-		r.next = robotscache.Step(ctx, c.fetcher, t.url, c.cfg.Fetch.UserAgent, &rr)
+		r.next = robotscache.Step(ctx, p.fetcher, t.url, p.cfg.Fetch.UserAgent, &rr)
 		r.robots = &rr
 		return r
 	}
 	if t.kind == taskSitemap {
-		c.readSitemap(ctx, t, &r)
+		p.readSitemap(ctx, t, &r)
 		return r
 	}
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: t.url, ETag: t.etag, LastModified: t.lastMod})
+	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, ETag: t.etag, LastModified: t.lastMod})
 	if err != nil {
 		r.err = err
 		return r
@@ -168,23 +168,23 @@ func (c *Crawler) run(t task) (r result) {
 	if resp.Status >= 200 && resp.Status < 300 && extract.IsHTML(resp.ContentType, resp.Body) {
 		u, err := url.Parse(t.url)
 		if err == nil {
-			if err := c.parseBig.acquire(ctx, len(resp.Body)); err != nil {
+			if err := p.parseBig.acquire(ctx, len(resp.Body)); err != nil {
 				r.err = err
 				return r
 			}
 			r.parsed, r.parseErr = extract.Parse(resp.Body, u, resp.Header,
-				extract.Options{Agent: c.cfg.Agent, MaxLinks: c.cfg.MaxLinksPerPage})
-			c.parseBig.release(len(resp.Body))
+				extract.Options{Agent: p.cfg.Agent, MaxLinks: p.cfg.MaxLinksPerPage})
+			p.parseBig.release(len(resp.Body))
 		}
 	} else if resp.Status >= 200 && resp.Status < 300 {
-		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, c.cfg.Agent)}
+		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, p.cfg.Agent)}
 	}
 	if r.parsed != nil {
-		pl := normaliseLinks(r.parsed, c.cfg.MaxLinksPerPage)
+		pl := normaliseLinks(r.parsed, p.cfg.MaxLinksPerPage)
 		r.links = &pl
 		r.parsed.Links = nil
 	}
-	if c.cfg.StoreBodies && r.parsed != nil && !r.parsed.Directives.NoIndex {
+	if p.cfg.StoreBodies && r.parsed != nil && !r.parsed.Directives.NoIndex {
 		// Compressing here keeps the work off the coordinator.
 		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}
@@ -199,8 +199,8 @@ func cancelled(ctx context.Context, err error) bool {
 
 // readSitemap streams a sitemap file into the parser; only the listed
 // URLs are kept in memory, never the file.
-func (c *Crawler) readSitemap(ctx context.Context, t task, r *result) {
-	resp, done, err := c.fetcher.Open(ctx, t.url)
+func (p *pool) readSitemap(ctx context.Context, t task, r *result) {
+	resp, done, err := p.fetcher.Open(ctx, t.url)
 	if err != nil {
 		r.err = err
 		return
@@ -217,7 +217,7 @@ func (c *Crawler) readSitemap(ctx context.Context, t task, r *result) {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		r.page.Location = fetch.ResolveLocation(t.url, resp.Header.Get("Location"))
 	}
-	r.page.Duration = c.cfg.Now().Sub(r.started)
+	r.page.Duration = p.cfg.Now().Sub(r.started)
 }
 
 // bigBody is the body size from which a page's parse takes a bigParses

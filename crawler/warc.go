@@ -31,8 +31,8 @@ func (c *Crawler) loadDigests() error {
 
 // startCapture makes the request made with the returned context record
 // its raw exchange; nil when WARC output is off.
-func (c *Crawler) startCapture(ctx context.Context) (context.Context, *fetch.Capture) {
-	if c.cfg.Archive == nil {
+func (p *pool) startCapture(ctx context.Context) (context.Context, *fetch.Capture) {
+	if p.cfg.Archive == nil {
 		return ctx, nil
 	}
 	capt := fetch.NewCapture()
@@ -41,7 +41,7 @@ func (c *Crawler) startCapture(ctx context.Context) (context.Context, *fetch.Cap
 
 // archiveExchange writes the records of the exchange a worker just made:
 // request and response (or revisit), and for a page a metadata record.
-func (c *Crawler) archiveExchange(r *result, capt *fetch.Capture) {
+func (p *pool) archiveExchange(r *result, capt *fetch.Capture) {
 	if capt == nil {
 		return
 	}
@@ -65,16 +65,16 @@ func (c *Crawler) archiveExchange(r *result, capt *fetch.Capture) {
 		if r.parsed != nil && r.parsed.Directives.NoArchive {
 			ex.NoArchive = "the page's meta robots or X-Robots-Tag says noarchive: no request or response record"
 		}
-		ex.Metadata = c.pageMetadata(r)
+		ex.Metadata = pageMetadata(r)
 	}
-	w, err := c.cfg.Archive.Write(ex)
+	w, err := p.cfg.Archive.Write(ex)
 	r.archived, r.archiveErr = &w, err
 }
 
 // pageMetadata lists what the crawl made of a page: its decision, the
 // robots directives seen, and the outlinks it found eligible to follow
 // (those inside the scope and not seen before are queued).
-func (c *Crawler) pageMetadata(r *result) []archive.Field {
+func pageMetadata(r *result) []archive.Field {
 	p := r.page
 	var f []archive.Field
 	add := func(name, value string) { f = append(f, archive.Field{Name: name, Value: value}) }
