@@ -198,6 +198,20 @@ func (f *fakeEngine) decide(url string, state storage.State, title string, links
 	f.node.Decided(crawler.Event{URL: url, State: string(state), Status: rec.Status}, rec)
 }
 
+// decidedBefore makes Admit answer rec.URL with rec.
+func (f *fakeEngine) decidedBefore(rec *storage.URLRecord) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.before[rec.URL] = rec
+}
+
+// outOfScope makes Admit answer the URLs of host with OutOfScope.
+func (f *fakeEngine) outOfScope(host string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.outside[host] = true
+}
+
 // meet makes hosts known here, as hosts in the engine's state file are.
 func (f *fakeEngine) meet(hosts ...string) {
 	f.mu.Lock()
@@ -369,6 +383,19 @@ func summary(t *testing.T, cfg Config) *Summary {
 	return s
 }
 
+// waitUndecided waits up to 5 s for the crawl to have want URLs undecided.
+func waitUndecided(t *testing.T, cfg Config, want uint64, what string) {
+	t.Helper()
+	var got uint64
+	deadline := time.Now().Add(5 * time.Second)
+	for got = summary(t, cfg).Undecided; got != want; got = summary(t, cfg).Undecided {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d URLs undecided after 5s, want %d", what, got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // putJSON writes v as key's value in kv.
 func putJSON(t *testing.T, kv jetstream.KeyValue, key string, v any) {
 	t.Helper()
@@ -496,5 +523,67 @@ func TestNodeTakesAShard(t *testing.T) {
 		if !a.Holds(u) || a.eng.admissions(u) != 1 {
 			t.Errorf("%s: held %v, admitted %d times; want held, admitted once", u, a.Holds(u), a.eng.admissions(u))
 		}
+	}
+}
+
+// TestNodeAdmitsABatch: each seeded URL reaches the engine once (one
+// seeded twice is one); one decided in the crawl's records bucket is
+// acknowledged without reaching it, as is one out of scope; one the engine
+// decided here before is written to the records bucket with the links it
+// found sent on. Deciding a URL writes its record, acknowledges its
+// message and publishes its links, which come back to Admit.
+func TestNodeAdmitsABatch(t *testing.T) {
+	srv := MustEmbedded(t)
+	cfg := engineConfig(srv, "batch")
+	a := dialEngineNode(t, cfg, "a")
+	const (
+		one, two = "http://a.example/1", "http://a.example/2"
+		old      = "http://a.example/old"  // decided in the records bucket
+		here     = "http://a.example/here" // decided by this engine before
+		outside  = "http://z.example/"     // out of the crawl's scope
+		fromHere = "http://b.example/from-here"
+		link     = "http://b.example/x"
+	)
+	b, _ := encodeRecord(&storage.URLRecord{URL: old, State: storage.Failed, Status: 500, Title: "elsewhere"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := a.records.Put(ctx, urlKey(old), b); err != nil {
+		t.Fatal(err)
+	}
+	a.eng.decidedBefore(&storage.URLRecord{URL: here, State: storage.Fetched, Status: 200, Title: "before", Links: []string{fromHere}})
+	a.eng.outOfScope("z.example")
+	seed(t, cfg, one, "HTTP://A.EXAMPLE:80/1", two, old, here, outside)
+	a.run()
+	within(t, 10*time.Second, "the seeds and what was found before admitted", func() bool {
+		return a.eng.admissions(one) > 0 && a.eng.admissions(two) > 0 && a.eng.admissions(fromHere) > 0 && a.eng.admissions(outside) > 0
+	})
+	if n := a.eng.admissions(old); n != 0 {
+		t.Errorf("%s, decided in the records bucket, admitted %d times: want acknowledged without", old, n)
+	}
+	waitUndecided(t, cfg, 3, "the messages of what is decided acknowledged") // one, two, fromHere
+	if r := recordOf(t, a.records, here); r == nil || r.Title != "before" {
+		t.Errorf("records bucket has %+v for %s, want the record decided here before", r, here)
+	}
+	if r := recordOf(t, a.records, outside); r != nil {
+		t.Errorf("records bucket has %+v for %s, out of scope: want none", r, outside)
+	}
+
+	a.eng.decide(one, storage.Fetched, "a", link, two)
+	within(t, 5*time.Second, "the link found admitted", func() bool { return a.eng.admissions(link) > 0 })
+	waitUndecided(t, cfg, 3, "the decided URL's message acknowledged") // two, fromHere, link
+	if r := recordOf(t, a.records, one); r == nil || r.State != storage.Fetched || r.Title != "a" {
+		t.Errorf("records bucket has %+v for %s, want its record", r, one)
+	}
+	if a.Holds(one) || !a.Holds(two) || !a.Holds(link) {
+		t.Errorf("holds %s %v, %s %v, %s %v: want only the undecided held", one, a.Holds(one), two, a.Holds(two), link, a.Holds(link))
+	}
+	for u, want := range map[string]int{one: 1, two: 1, here: 1, fromHere: 1, link: 1, old: 0} {
+		if got := a.eng.admissions(u); got != want {
+			t.Errorf("%s admitted %d times, want %d", u, got, want)
+		}
+	}
+	s := summary(t, cfg)
+	if s.Counts["fetched"] != 2 || s.Counts["failed"] != 1 {
+		t.Errorf("summary counts %v, want 2 fetched (%s, %s), 1 failed (%s)", s.Counts, here, one, old)
 	}
 }
