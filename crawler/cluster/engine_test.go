@@ -587,3 +587,125 @@ func TestNodeAdmitsABatch(t *testing.T) {
 		t.Errorf("summary counts %v, want 2 fetched (%s, %s), 1 failed (%s)", s.Counts, here, one, old)
 	}
 }
+
+// TestNodeHandsShardsOver: a node joins; the first node hands it half the
+// shards. The first node's requests still under way to the moved shards'
+// hosts are cut short (CancelHosts selects those hosts and no others), and
+// their timing goes to the new owner, which holds them accordingly. Every
+// URL of the moved shards the first node admitted and had not decided is
+// admitted by the new owner, once (handed over, not lost); one decided
+// before is not; and the first node's engine deciding a moved URL late
+// writes nothing (it is no longer held there): the new owner's decision is
+// the URL's record.
+func TestNodeHandsShardsOver(t *testing.T) {
+	srv := MustEmbedded(t)
+	cfg := engineConfig(srv, "handover")
+	a := dialEngineNode(t, cfg, "a")
+	byShard := hostsByShard("h", cfg.Shards, 2)
+	var hosts, open []string
+	for _, hs := range byShard {
+		for _, h := range hs {
+			hosts = append(hosts, h)
+			open = append(open, "http://"+h+"/open")
+			seed(t, cfg, "http://"+h+"/done", "http://"+h+"/open")
+		}
+	}
+	a.run()
+	within(t, 10*time.Second, "every URL admitted and every shard served", func() bool {
+		for _, h := range hosts {
+			if a.eng.admissions("http://"+h+"/open") == 0 || a.eng.admissions("http://"+h+"/done") == 0 || !a.Serves(h) {
+				return false
+			}
+		}
+		return true
+	})
+	for _, h := range hosts {
+		a.eng.decide("http://"+h+"/done", storage.Fetched, "a")
+	}
+	waitUndecided(t, cfg, uint64(len(open)), "the decided URLs acknowledged")
+	requested := time.Now()
+	a.eng.mu.Lock()
+	for _, h := range hosts {
+		a.eng.timing[h] = storage.HostRecord{LastRequest: requested, Interval: 3}
+	}
+	a.eng.mu.Unlock()
+	a.eng.setBusy(hosts...) // a request to every host under way
+
+	b := dialEngineNode(t, cfg, "b")
+	b.run()
+	var moved []int
+	within(t, 10*time.Second, "half the shards moved to b and served there", func() bool {
+		if len(a.Manager().Owned()) != 2 || len(b.Manager().Owned()) != 2 {
+			return false
+		}
+		moved = slices.Sorted(maps.Keys(b.Manager().Owned()))
+		for _, s := range moved {
+			for _, h := range byShard[s] {
+				if b.eng.admissions("http://"+h+"/open") == 0 || !b.Serves(h) {
+					return false
+				}
+			}
+		}
+		return true
+	})
+
+	var cut []string
+	for _, c := range a.eng.log() {
+		if c.op == "cancel" {
+			cut = append(cut, c.items...)
+		}
+	}
+	var movedHosts []string
+	for _, s := range moved {
+		movedHosts = append(movedHosts, byShard[s]...)
+	}
+	slices.Sort(cut)
+	slices.Sort(movedHosts)
+	if !slices.Equal(cut, movedHosts) {
+		t.Errorf("a's engine cut requests to %v, want the moved shards' (%v) hosts %v", cut, moved, movedHosts)
+	}
+	serve := b.eng.log()
+	for _, h := range movedHosts {
+		i := first(serve, "serve", lists(h))
+		if got := serve[i].held[h]; got.Before(requested.Add(3 * time.Second)) {
+			t.Errorf("b serves %s held until %s, want a's last request + 3s (its interval) at least", h, after(requested, got))
+		}
+	}
+	for s, hs := range byShard {
+		for _, h := range hs {
+			u := "http://" + h + "/open"
+			want, holder, other := 0, a, b
+			if slices.Contains(moved, s) {
+				want, holder, other = 1, b, a
+			}
+			if got := b.eng.admissions(u); got != want {
+				t.Errorf("%s (shard %d) admitted %d times by b, want %d", u, s, got, want)
+			}
+			if !holder.Holds(u) || other.Holds(u) {
+				t.Errorf("%s (shard %d): held by a %v, by b %v", u, s, a.Holds(u), b.Holds(u))
+			}
+			if n := b.eng.admissions("http://" + h + "/done"); n != 0 {
+				t.Errorf("http://%s/done, decided by a, admitted %d times by b", h, n)
+			}
+		}
+	}
+	if t.Failed() {
+		return
+	}
+
+	late := "http://" + byShard[moved[0]][0] + "/open"
+	a.eng.decide(late, storage.Failed, "a, late")
+	within(t, 5*time.Second, "a's finisher idle", func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return len(a.jobs) == 0 && !a.busy
+	})
+	if r := recordOf(t, a.records, late); r != nil {
+		t.Errorf("a decided %s after handing it over, and wrote its record (%s, %q): want nothing written", late, r.State, r.Title)
+	}
+	b.eng.decide(late, storage.Fetched, "b")
+	waitUndecided(t, cfg, uint64(len(open)-1), "b's decision acknowledged")
+	if r := recordOf(t, b.records, late); r == nil || r.Title != "b" {
+		t.Errorf("records bucket has %+v for %s, want b's decision", r, late)
+	}
+}
