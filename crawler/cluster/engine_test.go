@@ -709,3 +709,52 @@ func TestNodeHandsShardsOver(t *testing.T) {
 		t.Errorf("records bucket has %+v for %s, want b's decision", r, late)
 	}
 }
+
+// TestNodeKilledBetweenAdmitAndAck: a node admits a URL and is killed
+// before deciding it (its connection closed: no hand-over, its message
+// never acknowledged). Its leases end; its engine, were it still running,
+// has its requests to the shards' hosts cut short before another node can
+// take them. The next owner gets the URL in Admit, and not the one the
+// dead node had decided; decided there, the URL has one record, and the
+// crawl nothing undecided.
+func TestNodeKilledBetweenAdmitAndAck(t *testing.T) {
+	srv := MustEmbedded(t)
+	cfg := engineConfig(srv, "killed")
+	a := dialEngineNode(t, cfg, "a")
+	const u, v, host = "http://k.example/u", "http://k.example/v", "k.example"
+	seed(t, cfg, u, v)
+	a.run()
+	within(t, 10*time.Second, "both URLs admitted by a", func() bool { return a.eng.admissions(u) == 1 && a.eng.admissions(v) == 1 })
+	a.eng.decide(v, storage.Fetched, "a")
+	waitUndecided(t, cfg, 1, "a's decision acknowledged")
+	a.eng.setBusy(host) // u's request under way
+
+	killed := time.Now()
+	a.nc.Close()
+	b := dialEngineNode(t, cfg, "b")
+	b.run()
+	within(t, 3*testTTL+5*time.Second, "u admitted by b", func() bool { return b.eng.admissions(u) > 0 })
+	admitted := b.eng.log()[first(b.eng.log(), "admit", lists(u))].at
+	t.Logf("u admitted by b %v after a was killed", admitted.Sub(killed).Round(time.Millisecond))
+
+	cancelled := first(a.eng.log(), "cancel", lists(host))
+	if cancelled < 0 {
+		t.Errorf("a's engine never had its requests to %s cut short", host)
+	} else if at := a.eng.log()[cancelled].at; !at.Before(admitted) {
+		t.Errorf("a's requests to %s cut %v after b admitted u: want before", host, at.Sub(admitted))
+	}
+	if a.Holds(u) {
+		t.Errorf("a still holds %s after its lease ended", u)
+	}
+	b.eng.decide(u, storage.Fetched, "b")
+	waitUndecided(t, cfg, 0, "b's decision acknowledged")
+	if r := recordOf(t, b.records, u); r == nil || r.Title != "b" {
+		t.Errorf("records bucket has %+v for %s, want b's decision", r, u)
+	}
+	if n, m := b.eng.admissions(v), a.eng.decisions(u); n != 0 || m != 0 {
+		t.Errorf("b admitted %s (decided by a) %d times, a decided %s %d times: want 0, 0", v, n, u, m)
+	}
+	if s := summary(t, cfg); s.Counts["fetched"] != 2 {
+		t.Errorf("summary counts %v, want 2 fetched", s.Counts)
+	}
+}
