@@ -83,8 +83,13 @@ type Node struct {
 	sent, received, dups atomic.Int64
 }
 
-// shardRun is this node's ownership of one shard.
+// shardRun is this node's ownership of one shard, and the loop that
+// serves it (serve, on a goroutine of its own with its own context, ended
+// by cancel when the lease is lost or handed over; done closes when it
+// returns).
 type shardRun struct {
+	n        *Node
+	shard    int
 	token    uint64
 	acquired time.Time
 	ready    atomic.Bool     // caught up with the shard's messages: its hosts may be served

@@ -278,7 +278,7 @@ func (n *Node) eventLoop(ctx context.Context) {
 // startShard begins serving a shard just acquired.
 func (n *Node) startShard(ctx context.Context, e Event) {
 	sctx, cancel := context.WithCancel(ctx)
-	r := &shardRun{token: e.Token, acquired: n.now(), cancel: cancel, done: make(chan struct{}), timed: map[string]bool{}}
+	r := &shardRun{n: n, shard: e.Shard, token: e.Token, acquired: n.now(), cancel: cancel, done: make(chan struct{}), timed: map[string]bool{}}
 	// Checked and recorded under n.mu: the Manager forgets a lease before
 	// it reports Lost, and onEvent takes n.mu, so a Lost either comes
 	// before the check (no start) or finds r (and stops it).
@@ -295,14 +295,15 @@ func (n *Node) startShard(ctx context.Context, e Event) {
 	n.mu.Unlock()
 	go func() {
 		defer close(r.done)
-		n.serveShard(sctx, e.Shard, r)
+		r.serve(sctx)
 	}()
 }
 
-// serveShard takes over a shard's messages, catches up with all of them,
+// serve takes over a shard's messages, catches up with all of them,
 // lets the engine serve the shard's hosts (after the previous owner's
 // last requests), and then admits what arrives until the shard is lost.
-func (n *Node) serveShard(ctx context.Context, shard int, r *shardRun) {
+func (r *shardRun) serve(ctx context.Context) {
+	n, shard := r.n, r.shard
 	var cons jetstream.Consumer
 	for ctx.Err() == nil {
 		var err error
@@ -316,7 +317,7 @@ func (n *Node) serveShard(ctx context.Context, shard int, r *shardRun) {
 		pause(ctx, time.Second)
 	}
 	for ctx.Err() == nil {
-		got, err := n.admitBatch(ctx, cons, shard, r)
+		got, err := r.admitBatch(ctx, cons)
 		if err != nil {
 			if ctx.Err() == nil {
 				n.log.Warn("cluster: admit", "shard", shard, "err", err)
@@ -325,7 +326,7 @@ func (n *Node) serveShard(ctx context.Context, shard int, r *shardRun) {
 			continue
 		}
 		if !r.ready.Load() && got < handoffBatch && n.caughtUp(ctx, cons) {
-			if err := n.open(ctx, shard, r); err != nil {
+			if err := r.open(ctx); err != nil {
 				if ctx.Err() == nil {
 					n.log.Warn("cluster: open shard", "shard", shard, "err", err)
 				}
@@ -378,7 +379,8 @@ func (n *Node) caughtUp(ctx context.Context, cons jetstream.Consumer) bool {
 
 // open lets the engine serve a caught-up shard: each known host of the
 // shard first waits out the previous owner's last request.
-func (n *Node) open(ctx context.Context, shard int, r *shardRun) error {
+func (r *shardRun) open(ctx context.Context) error {
+	n, shard := r.n, r.shard
 	timings, err := n.shardTimings(ctx, shard)
 	if err != nil {
 		return err
@@ -437,7 +439,8 @@ type arrival struct {
 // admitBatch fetches and admits up to handoffBatch messages of a shard. A
 // URL decided already is acknowledged; a new one is admitted to the engine
 // and its message held until the URL is decided.
-func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard int, r *shardRun) (int, error) {
+func (r *shardRun) admitBatch(ctx context.Context, cons jetstream.Consumer) (int, error) {
+	n, shard := r.n, r.shard
 	msgs, err := fetchSome(ctx, cons)
 	if err != nil || len(msgs) == 0 {
 		return 0, err
@@ -450,7 +453,7 @@ func (n *Node) admitBatch(ctx context.Context, cons jetstream.Consumer, shard in
 	if len(undecided) == 0 {
 		return len(msgs), nil
 	}
-	if err := n.admitUndecided(ctx, shard, r, undecided); err != nil {
+	if err := r.admitUndecided(ctx, undecided); err != nil {
 		return n.nakUnheld(msgs, err)
 	}
 	return len(msgs), nil
@@ -525,7 +528,8 @@ func (n *Node) undecided(ctx context.Context, fresh []arrival) ([]arrival, error
 // before the engine queues it (the engine fetches only held URLs). A URL
 // the engine decided under an earlier ownership, never written down, is
 // written now with what it found.
-func (n *Node) admitUndecided(ctx context.Context, shard int, r *shardRun, undecided []arrival) error {
+func (r *shardRun) admitUndecided(ctx context.Context, undecided []arrival) error {
+	n, shard := r.n, r.shard
 	until := map[string]time.Time{}
 	for _, a := range undecided {
 		if host := urlnorm.Authority(a.cand.URL); !r.timed[host] {
