@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/robots"
@@ -44,8 +45,8 @@ func (c *Crawler) do(ctx context.Context, fn func()) error {
 }
 
 // Status returns the live status of the running crawl.
-func (c *Crawler) Status(ctx context.Context) (*Status, error) {
-	var st *Status
+func (c *Crawler) Status(ctx context.Context) (*status.Status, error) {
+	var st *status.Status
 	var err error
 	if e := c.do(ctx, func() { st, err = c.liveStatus() }); e != nil {
 		return nil, e

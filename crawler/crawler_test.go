@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -293,7 +294,7 @@ func TestPrivateAddressRefusedAtOnce(t *testing.T) {
 	if r == nil || r.State != storage.Failed || !strings.Contains(r.Error, "private address") || !strings.Contains(r.Error, "network.allow_private") {
 		t.Errorf("record %+v", r)
 	}
-	st, err := ReadStatus(db, time.Now())
+	st, err := status.Read(db, time.Now())
 	if err != nil || len(st.PerHost) != 1 {
 		t.Fatalf("status %+v %v", st, err)
 	}

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"net"
 	"path/filepath"
 	"sort"
@@ -100,7 +101,7 @@ func TestPerIPLimits(t *testing.T) {
 			if tc.wantPeak > 0 && peak > tc.wantPeak {
 				t.Errorf("server served %d requests at once, limit %d", peak, tc.wantPeak)
 			}
-			st, err := ReadStatus(db, time.Now())
+			st, err := status.Read(db, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

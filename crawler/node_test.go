@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -221,7 +222,7 @@ func TestNodeHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(st.PerHost, func(h HostStatus) bool { return h.Host == "imported.test" })
+	i := slices.IndexFunc(st.PerHost, func(h status.Host) bool { return h.Host == "imported.test" })
 	if i < 0 || st.PerHost[i].Robots != "parsed (200)" {
 		t.Errorf("status of a host whose robots.txt was imported: %+v, want robots parsed (200)", st.PerHost)
 	}

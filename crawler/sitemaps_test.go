@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -232,7 +233,7 @@ func TestSitemapReadAgainCountsThatRead(t *testing.T) {
 	if again.Listed != 6 || again.Accepted != 0 || !maps.Equal(again.Dropped, want) {
 		t.Errorf("read again: listed %d, accepted %d, dropped %v; want 6, 0, %v", again.Listed, again.Accepted, again.Dropped, want)
 	}
-	st, err := ReadStatus(db, time.Now())
+	st, err := status.Read(db, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"io"
 	"net"
 	"net/http"
@@ -16,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/prometheus/common/expfmt"
 )
@@ -158,7 +158,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 
 	// Live status and seeds through the endpoint, via the CLI.
 	out, err := exec.Command(binary, "status", "-c", cfg, "--json").Output()
-	var st crawler.Status
+	var st status.Status
 	if err != nil || json.Unmarshal(out, &st) != nil || !st.Running || st.Fetched < 4 || len(st.PerHost) != 1 || st.PerHost[0].IntervalS != 0.05 {
 		t.Errorf("live status: %v %s", err, out)
 	}

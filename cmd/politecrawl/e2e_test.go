@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 )
 
@@ -245,7 +245,7 @@ func TestGracefulStopAndResume(t *testing.T) {
 	}
 	before := totalRequests(w)
 	out, err = exec.Command(binary, "status", "-c", cfg, "--json").Output()
-	var st crawler.Status
+	var st status.Status
 	if err != nil || json.Unmarshal(out, &st) != nil || st.Queued == 0 || st.Fetched == 0 || st.Hosts == 0 {
 		t.Fatalf("status after stop: %v %s", err, out)
 	}

@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 )
 
@@ -34,11 +34,11 @@ func TestSitemapsEndToEnd(t *testing.T) {
 				}
 			}
 			out, err := exec.Command(binary, "status", "-c", cfg, "--json").Output()
-			var st crawler.Status
+			var st status.Status
 			if err != nil || json.Unmarshal(out, &st) != nil {
 				t.Fatalf("status: %v %s", err, out)
 			}
-			var sm *crawler.SitemapStats
+			var sm *status.Sitemaps
 			for _, h := range st.PerHost {
 				if h.Host == shop.Authority() {
 					sm = h.Sitemaps

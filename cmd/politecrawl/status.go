@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"io"
 	"os"
 	"sort"
@@ -11,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -53,10 +53,10 @@ over http.listen; without http.listen it says the file is in use.`,
 }
 
 // getStatus reads the state file, or asks the crawl that holds it.
-func getStatus(cfg *Config) (*crawler.Status, error) {
+func getStatus(cfg *Config) (*status.Status, error) {
 	db, err := openForReading(cfg.State)
 	if errors.Is(err, storage.ErrLocked) {
-		var st crawler.Status
+		var st status.Status
 		api := crawlAPI{cfg.State, cfg.HTTP.Listen}
 		if err := api.getJSON("/status", &st); err != nil {
 			return nil, err
@@ -67,7 +67,7 @@ func getStatus(cfg *Config) (*crawler.Status, error) {
 		return nil, err
 	}
 	defer db.Close()
-	return crawler.ReadStatus(db, time.Now())
+	return status.Read(db, time.Now())
 }
 
 // getJSON asks the running crawl for path and decodes its JSON answer.
@@ -96,7 +96,7 @@ func openForReading(path string) (*storage.DB, error) {
 	return db, err
 }
 
-func printStatus(w io.Writer, st *crawler.Status) {
+func printStatus(w io.Writer, st *status.Status) {
 	state := "stopped"
 	if st.Running {
 		state = "running"
@@ -148,7 +148,7 @@ func printStatus(w io.Writer, st *crawler.Status) {
 
 // printIPGroups lists the IPs that serve more than one host: the groups
 // politeness.ip_max_in_flight and ip_delay apply to.
-func printIPGroups(w io.Writer, st *crawler.Status) {
+func printIPGroups(w io.Writer, st *status.Status) {
 	groups := map[string][]string{}
 	for _, h := range st.PerHost {
 		if h.IP != "" {
@@ -176,7 +176,7 @@ func printIPGroups(w io.Writer, st *crawler.Status) {
 	}
 }
 
-func nextRequest(h crawler.HostStatus) string {
+func nextRequest(h status.Host) string {
 	switch {
 	case h.InFlight:
 		return "in flight"

@@ -1,0 +1,130 @@
+// Package status is a crawl's state as people read it: what `politecrawl
+// status` prints and the daemon's /status serves, read from the state file
+// (Read), and completed by a running crawl with what only it knows (the
+// requests under way, when each host's slot opens, its IP group).
+package status
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// Status is the state of a crawl: what `politecrawl status` prints and the
+// daemon's /status endpoint serves. Read from a file no crawl holds it
+// has Running false and no live fields.
+type Status struct {
+	State      string `json:"state"`
+	Running    bool   `json:"running"`
+	Queued     int    `json:"queued"`
+	InFlight   int    `json:"in_flight"`
+	Fetched    int    `json:"fetched"`
+	Disallowed int    `json:"disallowed"`
+	Failed     int    `json:"failed"`
+	Skipped    int    `json:"skipped"`
+	Recrawls   int    `json:"recrawls_scheduled"`
+	Hosts      int    `json:"hosts"`
+	PerHost    []Host `json:"per_host"`
+}
+
+// Host is one host's part of a Status.
+type Host struct {
+	Host        string    `json:"host"`
+	Queued      int       `json:"queued"`
+	Robots      string    `json:"robots"` // outcome per origin
+	RobotsAgeS  float64   `json:"robots_age_s,omitempty"`
+	IntervalS   float64   `json:"interval_s"`
+	NextRequest time.Time `json:"next_request,omitzero"` // live only: when its slot opens
+	InFlight    bool      `json:"in_flight,omitempty"`
+	LastRequest time.Time `json:"last_request,omitzero"`
+	HoldUntil   time.Time `json:"hold_until,omitzero"`
+	LastError   string    `json:"last_error,omitempty"`
+	IP          string    `json:"ip,omitempty"` // IP group: the address its connections go to
+	Sitemaps    *Sitemaps `json:"sitemaps,omitempty"`
+}
+
+// Sitemaps counts one host's sitemap files and what they listed.
+type Sitemaps struct {
+	Read     int            `json:"read"`
+	Pending  int            `json:"pending"`
+	Refused  int            `json:"refused"` // failed, disallowed or over the cap
+	Listed   int            `json:"listed"`
+	Accepted int            `json:"accepted"`
+	Dropped  map[string]int `json:"dropped"`
+}
+
+// Read reads a Status from a state file.
+func Read(db *storage.DB, now time.Time) (*Status, error) {
+	st := &Status{State: db.Path(), PerHost: []Host{}}
+	err := db.View(func(tx *storage.Tx) error {
+		if !tx.Initialised() {
+			return nil
+		}
+		c := tx.Counts()
+		st.Fetched, st.Disallowed, st.Failed, st.Skipped = c[storage.Fetched], c[storage.Disallowed], c[storage.Failed], c[storage.Skipped]
+		st.Recrawls = tx.CountDue()
+		hosts := map[string]*Host{}
+		get := func(h string) *Host {
+			if hosts[h] == nil {
+				hosts[h] = &Host{Host: h, Robots: "unknown"}
+			}
+			return hosts[h]
+		}
+		tx.ForEachHost(func(h string, r storage.HostRecord) error {
+			s := get(h)
+			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = r.Interval, r.LastRequest, r.HoldUntil, r.LastError, r.IP
+			return nil
+		})
+		tx.QueuedHosts(func(h string, n int) error {
+			get(h).Queued = n
+			st.Queued += n
+			return nil
+		})
+		tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
+			s := get(origin[strings.Index(origin, "://")+3:])
+			if s.Robots == "unknown" {
+				s.Robots = ""
+			} else {
+				s.Robots += ", "
+			}
+			s.Robots += r.Outcome
+			if r.Status != 0 {
+				s.Robots += " (" + strconv.Itoa(r.Status) + ")"
+			}
+			s.RobotsAgeS = now.Sub(r.FetchedAt).Round(time.Second).Seconds()
+			return nil
+		})
+		tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+			s := get(r.Host)
+			if s.Sitemaps == nil {
+				s.Sitemaps = &Sitemaps{Dropped: map[string]int{}}
+			}
+			sm := s.Sitemaps
+			switch r.State {
+			case frontier.SitemapRead:
+				sm.Read++
+			case frontier.SitemapPending:
+				sm.Pending++
+			default:
+				sm.Refused++
+			}
+			sm.Listed += r.Listed
+			sm.Accepted += r.Accepted
+			for k, n := range r.Dropped {
+				sm.Dropped[k] += n
+			}
+			return nil
+		})
+		for _, h := range hosts {
+			st.PerHost = append(st.PerHost, *h)
+		}
+		return nil
+	})
+	sort.Slice(st.PerHost, func(i, j int) bool { return st.PerHost[i].Host < st.PerHost[j].Host })
+	st.Hosts = len(st.PerHost)
+	return st, err
+}
