@@ -27,6 +27,7 @@ import (
 const (
 	modelHosts    = 6
 	modelIPMax    = 2
+	modelIPDelay  = 300 * time.Millisecond
 	modelInterval = time.Second
 	modelBackoff  = 2 * time.Second
 )
@@ -40,6 +41,8 @@ type modelClaim struct {
 	seq     uint64
 	at      time.Time // when claimed
 	grouped string    // the IP group it counts against, "" if none known at the claim
+	notify  bool      // its group waits to hear when it is sent (Claim.NotifySent)
+	sent    bool      // reported sent (Sent, Back or Release)
 }
 
 type modelHost struct {
@@ -60,8 +63,11 @@ type model struct {
 	f     *Frontier[string]
 	now   time.Time
 	hosts [modelHosts]*modelHost
-	done  []string // URLs decided
-	next  int      // URLs made so far
+	// groupLast is the last start of a request counted against each IP
+	// group (claimed with its IP known), as reported sent.
+	groupLast map[string]time.Time
+	done      []string // URLs decided
+	next      int      // URLs made so far
 }
 
 func newModel(t *testing.T) *model {
@@ -70,7 +76,7 @@ func newModel(t *testing.T) *model {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	m := &model{t: t, db: db, now: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+	m := &model{t: t, db: db, now: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC), groupLast: map[string]time.Time{}}
 	for i := range m.hosts {
 		m.hosts[i] = &modelHost{}
 	}
@@ -88,7 +94,7 @@ func (m *model) open() *Frontier[string] {
 		m.t.Fatal(err)
 	}
 	return New[string](Options{Scope: scope, Delays: DelayPolicy{Default: modelInterval, Max: time.Minute},
-		IPMaxInFlight: modelIPMax, Backoff: Backoff{Base: modelBackoff, Max: 4 * modelBackoff, MaxHold: time.Minute},
+		IPMaxInFlight: modelIPMax, IPDelay: modelIPDelay, Backoff: Backoff{Base: modelBackoff, Max: 4 * modelBackoff, MaxHold: time.Minute},
 		Now: func() time.Time { return m.now }})
 }
 
@@ -125,13 +131,20 @@ func (m *model) step(op, arg byte) string {
 		return m.finish(h, false)
 	case 4: // a claimed page fails: back off, retry later
 		return m.finish(h, true)
-	case 5: // a paused host wakes (its robots.txt came through another host)
-		if !mh.paused {
-			return "wake: not paused"
+	case 5: // a paused host wakes (its robots.txt came through another host), or a request's write is reported
+		if mh.paused {
+			m.f.Wake(host, m.now)
+			mh.paused = false
+			return "wake " + host
 		}
-		m.f.Wake(host, m.now)
-		mh.paused = false
-		return "wake " + host
+		c := mh.claim
+		if c == nil || c.sent {
+			return "sent: nothing to report"
+		}
+		at := m.sentAt(c)
+		m.f.Sent(host, c.id, at, m.now)
+		m.sent(mh, at)
+		return "sent " + c.url
 	case 6: // a decided page is queued again for its recheck
 		if len(m.done) == 0 {
 			return "requeue: nothing done"
@@ -153,6 +166,7 @@ func (m *model) step(op, arg byte) string {
 		if err := m.db.Update(func(tx *storage.Tx) error { return m.f.Restore(tx, true, m.now) }); err != nil {
 			m.t.Fatal(err)
 		}
+		clear(m.groupLast) // a group's spacing starts again (each host waits its interval: see below)
 		for i, mh := range m.hosts {
 			mh.claim, mh.taken, mh.paused, mh.hold = nil, "", false, mh.saved
 			if len(mh.queue) > 0 || m.saved(i) {
@@ -186,7 +200,46 @@ func (m *model) eligible(i int) bool {
 	if !mh.start.IsZero() && m.now.Before(mh.start.Add(modelInterval+Margin(modelInterval))) {
 		return false
 	}
-	return mh.ip == "" || m.inGroup(mh.ip) < modelIPMax
+	if mh.ip == "" {
+		return true
+	}
+	if last, ok := m.groupLast[mh.ip]; ok && m.now.Before(last.Add(modelIPDelay+Margin(modelIPDelay))) {
+		return false
+	}
+	return m.inGroup(mh.ip) < modelIPMax && !m.unsentIn(mh.ip)
+}
+
+// unsentIn reports whether a request counted against ip's group has not
+// been reported sent: the group's other hosts wait for it.
+func (m *model) unsentIn(ip string) bool {
+	for _, o := range m.hosts {
+		if o.claim != nil && o.claim.grouped == ip && o.claim.notify && !o.claim.sent {
+			return true
+		}
+	}
+	return false
+}
+
+// sentAt is when a claim's request is written: a while after the claim
+// (connecting), never later than now.
+func (m *model) sentAt(c *modelClaim) time.Time {
+	at := c.at.Add(100 * time.Millisecond) // connecting took a while
+	if at.After(m.now) {
+		at = m.now
+	}
+	return at
+}
+
+// sent notes that mh's request went out at at.
+func (m *model) sent(mh *modelHost, at time.Time) {
+	c := mh.claim
+	c.sent = true
+	if at.After(mh.start) {
+		mh.start = at
+	}
+	if c.grouped != "" && at.After(m.groupLast[c.grouped]) {
+		m.groupLast[c.grouped] = at
+	}
 }
 
 func (m *model) inGroup(ip string) int {
@@ -228,6 +281,10 @@ func (m *model) claim(arg byte) string {
 		m.t.Fatalf("%s claimed %v after its last start: early", c.Host, m.now.Sub(mh.start))
 	case mh.ip != "" && m.inGroup(mh.ip) >= modelIPMax:
 		m.t.Fatalf("%s claimed with %d requests to %s already", c.Host, m.inGroup(mh.ip), mh.ip)
+	case mh.ip != "" && m.unsentIn(mh.ip):
+		m.t.Fatalf("%s claimed while a request to %s is not known to have left", c.Host, mh.ip)
+	case mh.ip != "" && !m.groupLast[mh.ip].IsZero() && m.now.Sub(m.groupLast[mh.ip]) < modelIPDelay:
+		m.t.Fatalf("%s claimed %v after the last request to %s: early for the IP", c.Host, m.now.Sub(m.groupLast[mh.ip]), mh.ip)
 	}
 	var head QueueEntry
 	var found bool
@@ -262,7 +319,13 @@ func (m *model) claim(arg byte) string {
 		return "hold " + c.Host
 	}
 	m.f.Take(c.Host, head.Seq)
-	mh.claim = &modelClaim{id: c.ID, url: head.URL, seq: head.Seq, at: m.now, grouped: mh.ip}
+	mh.claim = &modelClaim{id: c.ID, url: head.URL, seq: head.Seq, at: m.now, grouped: mh.ip, notify: c.NotifySent}
+	if mh.ip != "" && !c.NotifySent {
+		m.t.Fatalf("%s claimed in the spaced group %s without asking to hear when it is sent", c.Host, mh.ip)
+	}
+	if mh.ip != "" {
+		m.groupLast[mh.ip] = m.now // until it is reported sent, the claim is its start
+	}
 	mh.taken = head.URL
 	mh.start = m.now
 	return "claim " + head.URL
@@ -277,10 +340,9 @@ func (m *model) finish(h int, fail bool) string {
 		return "finish: no claim"
 	}
 	c := mh.claim
-	sent := c.at.Add(100 * time.Millisecond) // connecting took a while
-	if sent.After(m.now) {
-		sent = m.now
-	}
+	sent := m.sentAt(c)
+	m.f.Back(host, c.id, sent, m.now) // the worker is back
+	m.sent(mh, sent)
 	m.update(func(tx *storage.Tx) error {
 		if !m.f.Release(host, c.id, sent, modelIP(h), m.now) {
 			m.t.Fatalf("%s's claim %d had ended", host, c.id)
@@ -314,9 +376,6 @@ func (m *model) finish(h int, fail bool) string {
 		mh.queue = append(mh.queue, c.url)
 	} else {
 		m.done = append(m.done, c.url)
-	}
-	if sent.After(mh.start) {
-		mh.start = sent
 	}
 	mh.ip = modelIP(h)
 	mh.saved = mh.hold
@@ -425,6 +484,7 @@ func FuzzFrontierModel(f *testing.F) {
 func TestFrontierVerbs(t *testing.T) {
 	const (
 		admit, claim, fetched, failed, wake, requeue, wait, restart = 0, 1, 3, 4, 5, 6, 7, 8
+		sent                                                        = wake // on a host not paused: its request's write is reported
 	)
 	for _, tc := range []struct {
 		name string
@@ -446,8 +506,12 @@ func TestFrontierVerbs(t *testing.T) {
 		{"hosts of one IP: at most two requests at once",
 			[]byte{admit, 0, admit, 1, admit, 2, admit, 0, admit, 1, admit, 2,
 				claim, 3, claim, 3, claim, 3, fetched, 0, fetched, 1, fetched, 2, wait, 255,
-				claim, 3, claim, 3, claim, 3, fetched, 0, claim, 3},
-			[]string{"claim http://h0.test/p3", "claim http://h1.test/p4", "claim: none open", "finish http://h0.test/p3", "claim http://h2.test/p5"}},
+				claim, 3, sent, 0, wait, 80, claim, 3, sent, 1, wait, 80, claim, 3, fetched, 0, claim, 3},
+			[]string{"claim http://h0.test/p3", "sent http://h0.test/p3", "claim http://h1.test/p4", "claim: none open", "finish http://h0.test/p3", "claim http://h2.test/p5"}},
+		{"hosts of one IP: the next waits to hear the last was written, then ip_delay from the write",
+			[]byte{admit, 0, admit, 1, admit, 0, admit, 1, claim, 3, claim, 3, fetched, 0, fetched, 1, wait, 255,
+				claim, 3, wait, 10, claim, 3, sent, 0, claim, 3, wait, 80, claim, 3},
+			[]string{"claim http://h0.test/p2", "claim: none open", "sent http://h0.test/p2", "claim: none open", "claim http://h1.test/p3"}},
 		{"a restart after a crash keeps the queues and spaces every host from now",
 			[]byte{admit, 0, admit, 0, claim, 3, restart, 0, claim, 3, wait, 255, claim, 3},
 			[]string{"restart", "claim: none open", "claim http://h0.test/p0"}},
