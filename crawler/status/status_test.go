@@ -1,0 +1,83 @@
+package status
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// TestRead: what status shows of a state file no crawl holds: counts,
+// each host's queue, spacing, robots.txt outcomes per origin (with their
+// age), last error and sitemap files, hosts in name order.
+func TestRead(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	if err := db.Update(func(tx *storage.Tx) error {
+		for _, u := range []string{"http://b.test/1", "http://b.test/2"} {
+			if err := tx.PutURL(&storage.URLRecord{URL: u, State: storage.Queued, Links: []string{}}, ""); err != nil {
+				return err
+			}
+			if err := tx.Enqueue("b.test", u); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutURL(&storage.URLRecord{URL: "http://a.test/", State: storage.Fetched, Status: 200, Links: []string{}}, ""); err != nil {
+			return err
+		}
+		if err := tx.PutHost("a.test", storage.HostRecord{Interval: 2, LastError: "HTTP 503", IP: "192.0.2.1"}); err != nil {
+			return err
+		}
+		if err := tx.PutRobots("http://a.test", &storage.RobotsRecord{Outcome: "parsed", Status: 200, FetchedAt: now.Add(-time.Minute)}); err != nil {
+			return err
+		}
+		if err := tx.PutRobots("https://a.test", &storage.RobotsRecord{Outcome: "unavailable", Status: 404, FetchedAt: now}); err != nil {
+			return err
+		}
+		for _, sm := range []*storage.SitemapRecord{
+			{URL: "http://a.test/s1.xml", Host: "a.test", State: "read", Listed: 5, Accepted: 3, Dropped: map[string]int{"invalid URL": 2}},
+			{URL: "http://a.test/s2.xml", Host: "a.test", State: "pending"},
+			{URL: "http://a.test/s3.xml", Host: "a.test", State: "failed"},
+		} {
+			if err := tx.PutSitemap(sm); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Read(db, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Running || st.Queued != 2 || st.Fetched != 1 || st.Hosts != 2 || len(st.PerHost) != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	a, b := st.PerHost[0], st.PerHost[1]
+	if a.Host != "a.test" || b.Host != "b.test" {
+		t.Fatalf("hosts %s, %s: want a.test, b.test in order", a.Host, b.Host)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{
+		{"a's interval", a.IntervalS, 2.0},
+		{"a's last error", a.LastError, "HTTP 503"},
+		{"a's IP", a.IP, "192.0.2.1"},
+		{"a's robots.txt", a.Robots, "parsed (200), unavailable (404)"},
+		{"a's sitemaps", *a.Sitemaps, Sitemaps{Read: 1, Pending: 1, Refused: 1, Listed: 5, Accepted: 3, Dropped: map[string]int{"invalid URL": 2}}},
+		{"b's queue", b.Queued, 2},
+		{"b's robots.txt", b.Robots, "unknown"},
+	} {
+		if g, w := c.got, c.want; !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: %v, want %v", c.what, g, w)
+		}
+	}
+}
