@@ -2,14 +2,15 @@ package crawler
 
 import (
 	"context"
-	"github.com/politecrawl/politecrawl/crawler/status"
 	"maps"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -256,5 +257,57 @@ func TestSitemapReadAgainCountsThatRead(t *testing.T) {
 	}
 	if fates["accepted"] != 0 || fates[dropKnown] != 4 || fates[dropRefused] != 1 {
 		t.Errorf("politecrawl_sitemap_urls_total for the second read: %v; want 0 accepted, 4 known, 1 refused", fates)
+	}
+}
+
+// TestSitemapSettledEventSaysHow: a sitemap file closed unread by its
+// response (a 404; a 503 until the retries run out) is reported to
+// Observe as "sitemap failed" with the reason its record keeps (a review
+// found "sitemap pending" with no reason after the move to the frontier).
+func TestSitemapSettledEventSaysHow(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("s", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\nSitemap: /missing.xml\nSitemap: /down.xml\n"},
+		"/":           {Body: "<html><title>home</title></html>"},
+		"/down.xml":   {Status: 503},
+	})
+	var mu sync.Mutex
+	events := map[string][]Event{}
+	cfg := testConfig(h.URL("/"))
+	cfg.Sitemaps, cfg.MaxRetries = true, 2
+	cfg.Scope = []string{h.Authority()}
+	cfg.Observe = func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events[e.URL] = append(events[e.URL], e)
+	}
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v %v", err, ctx.Err())
+	}
+	sms := sitemapRecords(t, db)
+	for _, p := range []string{"/missing.xml", "/down.xml"} {
+		u := h.URL(p)
+		rec := sms[u]
+		if rec == nil {
+			t.Fatalf("%s: no record", p)
+		}
+		evs := events[u]
+		if len(evs) == 0 {
+			t.Errorf("%s: no event", p)
+			continue
+		}
+		last := evs[len(evs)-1]
+		if last.State != "sitemap "+rec.State || last.Reason != rec.Error {
+			t.Errorf("%s: last event %q %q, record says %q %q", p, last.State, last.Reason, rec.State, rec.Error)
+		}
 	}
 }

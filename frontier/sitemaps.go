@@ -144,7 +144,8 @@ type SitemapOutcome struct {
 	Retry bool
 	Why   string
 	Until time.Time
-	// Settled: the file is closed unread, Record.State says how.
+	// Settled: the file is closed unread; Record's State and Error say
+	// how and why.
 	Settled bool
 	// Moved: the file redirected; its target is recorded as a sitemap
 	// with the same standing.
@@ -180,7 +181,8 @@ func (f *Frontier[H]) RecordSitemap(tx *storage.Tx, s SitemapFetch, now time.Tim
 			return out, tx.PutSitemap(rec) // stays pending, at the head
 		}
 		out.Settled = true
-		return out, f.SettleSitemap(tx, s.Host, s.URL, SitemapFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts), now)
+		rec.State, rec.Error = SitemapFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts)
+		return out, f.SettleSitemap(tx, s.Host, s.URL, rec.State, rec.Error, now)
 	}
 	f.Recovered(s.Host)
 	f.DoneSitemap(s.Host, s.URL, now)
@@ -197,7 +199,8 @@ func (f *Frontier[H]) RecordSitemap(tx *storage.Tx, s SitemapFetch, now time.Tim
 		return out, tx.PutSitemap(rec)
 	case s.Status < 200 || s.Status >= 300:
 		out.Settled = true
-		return out, f.SettleSitemap(tx, s.Host, s.URL, SitemapFailed, fmt.Sprintf("HTTP %d", s.Status), now)
+		rec.State, rec.Error = SitemapFailed, fmt.Sprintf("HTTP %d", s.Status)
+		return out, f.SettleSitemap(tx, s.Host, s.URL, rec.State, rec.Error, now)
 	}
 	// The counts are this read's: a re-read starts them over.
 	rec.State, rec.Format, rec.Listed, rec.Truncated = SitemapRead, s.Format, len(s.Entries)+s.Invalid, s.Truncated
