@@ -41,6 +41,7 @@ type Crawler struct {
 	commits *groupcommit.Pipeline[Event]
 
 	fetchCtx     context.Context
+	fatal        error  // a storage failure in a control call: Run stops with it
 	crashed      bool   // the previous run did not stop cleanly
 	robotsNotice string // the last "only waiting on robots.txt" notice, said once
 	abandoned    bool   // the stop gave up on busy workers
@@ -336,6 +337,9 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		case cl := <-c.control:
 			cl.fn()
 			close(cl.done)
+			if c.fatal != nil {
+				return c.fatal
+			}
 		case <-gaugeTick.C:
 			c.gauges()
 		case <-ctx.Done():

@@ -129,7 +129,8 @@ func (c *Crawler) Admit(ctx context.Context, cands []frontier.Candidate) ([]Admi
 // admitList admits a handed-off batch in the batch being built, as the
 // crawl's own results are (group commit): the node keeps each queued URL's
 // message until the URL is decided, so a crash before the commit loses
-// nothing, and the coordinator need not wait for a commit of its own.
+// nothing, and the coordinator need not wait for a commit of its own. Its
+// error is a storage failure that cost the batch: it stops the crawl.
 func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
 	out := make([]Admission, 0, len(cands))
 	err := c.update(func(tx *storage.Tx) error {
@@ -143,6 +144,12 @@ func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		// A storage failure: the batch it shared with the crawl's own
+		// results is dropped, so the crawl stops, as on any failure to
+		// record (the next start resumes as after a crash).
+		c.fatal = fmt.Errorf("admit URLs handed to this node: %w", err)
+	}
 	return out, err
 }
 

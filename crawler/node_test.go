@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"context"
-	"github.com/politecrawl/politecrawl/crawler/status"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -533,5 +533,38 @@ func TestNodeToldOfAPageBeforeItIsRecorded(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAdmitFailureStopsTheCrawl: URLs handed to a node are admitted in the
+// batch being built with the crawl's own results, so a storage failure
+// while admitting them (here a key bbolt refuses, standing for a damaged
+// record or an I/O error) costs that batch: the crawl stops with the error,
+// as on any failure to record, rather than run on with results it never
+// wrote (a review found the crawl going on without them). The state file
+// opens again, as after a crash.
+func TestAdmitFailureStopsTheCrawl(t *testing.T) {
+	node := newFakeNode("a.test")
+	c, db := nodeCrawl(t, node, testConfig(), "a.test")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	long := "http://a.test/" + strings.Repeat("x", 40000)
+	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: long, Via: "link"}}); err == nil {
+		t.Fatal("the admission of a 40 kB key did not fail")
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "admit URLs handed to this node") {
+			t.Fatalf("Run returned %v, want the admission's error", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the crawl went on after the batch was lost")
+	}
+	cfg := testConfig()
+	cfg.Scope, cfg.Node = []string{"a.test"}, node
+	if _, err := New(db, cfg); err != nil {
+		t.Fatalf("the state file does not open again: %v", err)
 	}
 }
