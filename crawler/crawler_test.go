@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"github.com/politecrawl/politecrawl/crawler/status"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )

@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"github.com/politecrawl/politecrawl/crawler/status"
 	"net"
 	"path/filepath"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/status"
 )
 
 // maxOverlap is the most requests the hosts of web were serving at once,

@@ -35,8 +35,14 @@ func (f *Frontier[H]) GiveUpOrigin(tx *storage.Tx, host, origin, reason string, 
 	failed := make([]string, 0, len(doomed))
 	for _, e := range doomed {
 		rec, err := tx.GetURL(e.url)
-		if err != nil || rec == nil {
+		if err != nil {
 			return failed, err
+		}
+		if rec == nil {
+			// A queue entry whose record was lost (a damaged file): it
+			// goes with the others, there is nothing to fail.
+			seqs = append(seqs, e.seq)
+			continue
 		}
 		prev := rec.State // queued, or fetched for a recheck
 		rec.State, rec.Error = storage.Failed, reason

@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/politecrawl/politecrawl/crawler/status"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/status"
 )
 
 func TestSitemapsEndToEnd(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/politecrawl/politecrawl/crawler/status"
 	"io"
 	"os"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
