@@ -26,7 +26,8 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 disallowed, failed or skipped; queued URLs are not decided yet), with the
 fields url, state, status, depth, discovered_via, fetched_at (RFC 3339),
 content_type, title, noindex, nofollow, links, error, and extras such as
-parent, attempts, lastmod, etag and last_modified.
+parent, attempts, lastmod, etag, last_modified, checked_at, next_check and
+payload_digest.
 
 --format cdxj writes instead the CDXJ index (as pywb reads it) of the
 WARC files in warc.dir: one line per response or revisit record, sorted.`,
@@ -202,6 +203,13 @@ type ExportRecord struct {
 	LastModified string `json:"last_modified,omitempty"`
 	Bytes        int64  `json:"bytes,omitempty"`
 	LinksDropped int    `json:"links_dropped,omitempty"` // links past limits.max_links_per_page, not queued
+	// CheckedAt is the last time a fetch or a recheck saw the page (a 304
+	// confirms it unchanged), NextCheck when it is due again ("queued"
+	// while its recheck waits in the queue), PayloadDigest the WARC
+	// payload digest of the body last archived.
+	CheckedAt     string `json:"checked_at,omitempty"`
+	NextCheck     string `json:"next_check,omitempty"`
+	PayloadDigest string `json:"payload_digest,omitempty"`
 }
 
 func newExportRecord(r *storage.URLRecord) ExportRecord {
@@ -215,6 +223,16 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 	if !r.Lastmod.IsZero() {
 		e.Lastmod = r.Lastmod.UTC().Format(time.RFC3339)
 	}
+	if !r.CheckedAt.IsZero() {
+		e.CheckedAt = r.CheckedAt.UTC().Format(time.RFC3339)
+	}
+	switch {
+	case r.NextCheck.Equal(storage.CheckQueued):
+		e.NextCheck = "queued"
+	case r.Scheduled():
+		e.NextCheck = r.NextCheck.UTC().Format(time.RFC3339)
+	}
+	e.PayloadDigest = r.PayloadDigest
 	if e.Links == nil {
 		e.Links = []string{}
 	}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// TestExportRecordSchedule: the export says when a page was last seen by
+// a fetch or a recheck, when it is due again (or that its recheck waits in
+// the queue) and the payload digest of its archived body; the pinned
+// fields stay as they were, and the extras are left out when unknown.
+func TestExportRecordSchedule(t *testing.T) {
+	fetched := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	base := storage.URLRecord{URL: "http://a.test/", State: storage.Fetched, Status: 200, FetchedAt: fetched}
+	for _, tc := range []struct {
+		name string
+		edit func(r *storage.URLRecord)
+		want map[string]any // extras expected; nil value: absent
+	}{
+		{"never rechecked, no schedule", func(r *storage.URLRecord) {},
+			map[string]any{"checked_at": nil, "next_check": nil, "payload_digest": nil}},
+		{"confirmed unchanged, due again", func(r *storage.URLRecord) {
+			r.CheckedAt, r.NextCheck = fetched.Add(time.Hour), fetched.Add(2*time.Hour)
+			r.PayloadDigest = "sha1:ABC"
+		}, map[string]any{"checked_at": "2026-11-01T11:00:00Z", "next_check": "2026-11-01T12:00:00Z", "payload_digest": "sha1:ABC"}},
+		{"recheck queued", func(r *storage.URLRecord) { r.NextCheck = storage.CheckQueued },
+			map[string]any{"next_check": "queued"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := base
+			tc.edit(&r)
+			b, err := json.Marshal(newExportRecord(&r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			json.Unmarshal(b, &got)
+			if got["fetched_at"] != "2026-11-01T10:00:00Z" || got["status"] != 200.0 || got["state"] != "fetched" {
+				t.Errorf("pinned fields changed: %s", b)
+			}
+			for k, w := range tc.want {
+				if g, ok := got[k]; w == nil && ok || w != nil && g != w {
+					t.Errorf("%s = %v (present %v), want %v in %s", k, g, ok, w, b)
+				}
+			}
+		})
+	}
+}
