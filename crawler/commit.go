@@ -154,7 +154,7 @@ func (c *Crawler) receive(r result) error {
 	}
 	c.inflight--
 	c.front.Back(r.task.host, r.task.claim, r.sent, c.cfg.Now())
-	c.handOverEarly(r)
+	c.handOverEarly(&r)
 	if bigPage(r) {
 		c.startPending(r)
 		return nil

@@ -50,11 +50,18 @@ type Node interface {
 // result, before it is recorded (see Node.Fetched). A URL whose record
 // cannot be read yet (queued in the batch being committed) is told with
 // its batch only.
-func (c *Crawler) handOverEarly(r result) {
-	if c.cfg.Node == nil || r.task.kind != taskPage || r.interrupted || !releasable(r) || bigPage(r) ||
+func (c *Crawler) handOverEarly(r *result) {
+	if c.cfg.Node == nil || r.task.kind != taskPage || r.interrupted || !releasable(*r) || bigPage(*r) ||
 		r.page.Status == http.StatusNotModified || !c.cfg.Node.Holds(r.task.url) {
 		return
 	}
+	c.tellFetched(*r)
+}
+
+// tellFetched is handOverEarly for a page it applies to. (A function of
+// its own: the closure below makes its result escape to the heap, a copy
+// per result that a crawl outside a cluster need not pay.)
+func (c *Crawler) tellFetched(r result) {
 	var rec *storage.URLRecord
 	read := c.db.View
 	if b := c.commits.Batch(); b != nil {
