@@ -126,7 +126,7 @@ func (c *Crawler) handOver() error {
 // committed completes a committed batch: its events are reported, and
 // hosts whose next URLs it made visible get their turn.
 func (c *Crawler) committed(j *groupcommit.Job[Event]) error {
-	c.cfg.Metrics.committed(j.Took, j.Results)
+	c.cfg.Metrics.Committed(j.Took, j.Results)
 	c.front.Committed(j.Gen, c.cfg.Now())
 	if c.cfg.Observe != nil {
 		for _, e := range j.Events {

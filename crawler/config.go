@@ -7,6 +7,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/frontier"
 )
 
@@ -56,7 +57,7 @@ type Config struct {
 	// whose outcome was just committed (never for one that was rolled back).
 	Observe func(Event)
 	// Metrics, if set, receives the crawl's Prometheus measurements.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Node, if set, makes this crawl one node of a cluster (see Node): it
 	// admits through the cluster, serves only the hosts Node allows, and
 	// Run returns only when its context ends, not when the node's own

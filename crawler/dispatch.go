@@ -25,7 +25,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	for c.inflight+c.cuts.waiting() < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < groupcommit.MaxResults && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
 		cl, wait, ok := c.front.Claim(now)
-		c.cfg.Metrics.waited(c.front.TakeWaited())
+		c.cfg.Metrics.Waited(c.front.TakeWaited())
 		if !ok {
 			return wait, nil
 		}

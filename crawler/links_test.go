@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -309,7 +310,7 @@ func TestCommitResultsCountLinkHeavyPages(t *testing.T) {
 	})
 	reg := prometheus.NewRegistry()
 	cfg := testConfig(h.URL("/"))
-	cfg.Metrics = NewMetrics(reg)
+	cfg.Metrics = metrics.New(reg)
 	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
 	defer db.Close()
 	c, err := New(db, cfg)

@@ -1,114 +1,12 @@
 package crawler
 
-import (
-	"strconv"
-	"time"
-
-	"github.com/politecrawl/politecrawl/crawler/robotscache"
-	"github.com/prometheus/client_golang/prometheus"
-)
-
-// Metrics are the crawl's Prometheus instruments. A nil *Metrics records
-// nothing. All fields are safe for concurrent use.
-type Metrics struct {
-	fetches        *prometheus.CounterVec
-	bytes          prometheus.Counter
-	latency        prometheus.Histogram
-	queueDepth     prometheus.Gauge
-	inFlight       prometheus.Gauge
-	hosts          *prometheus.GaugeVec
-	politenessWait prometheus.Counter
-	robotsFetches  *prometheus.CounterVec
-	sitemapURLs    *prometheus.CounterVec
-	commitTime     prometheus.Histogram
-	commitResults  prometheus.Histogram
-}
-
-// NewMetrics creates the instruments and registers them with reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_fetches_total",
-			Help: "Page and sitemap fetches by HTTP status class (1xx-5xx) or error."}, []string{"class"}),
-		bytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "politecrawl_fetched_bytes_total",
-			Help: "Body bytes received for pages."}),
-		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "politecrawl_fetch_duration_seconds",
-			Help: "Time from sending a request to having its body.", Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 10)}),
-		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "politecrawl_queue_depth",
-			Help: "URLs waiting in host queues."}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "politecrawl_in_flight",
-			Help: "Requests under way."}),
-		hosts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "politecrawl_hosts",
-			Help: "Origins by robots.txt outcome (parsed, unavailable, unreachable, gave_up, fetching)."}, []string{"robots"}),
-		politenessWait: prometheus.NewCounter(prometheus.CounterOpts{Name: "politecrawl_politeness_wait_seconds_total",
-			Help: "Time hosts with work waited for their politeness slot (delay, Retry-After, backoff)."}),
-		robotsFetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_robots_fetches_total",
-			Help: "robots.txt fetches by outcome."}, []string{"outcome"}),
-		sitemapURLs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_sitemap_urls_total",
-			Help: "URLs listed in sitemaps, by fate (accepted or the drop reason)."}, []string{"fate"}),
-		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "politecrawl_commit_duration_seconds",
-			Help:    "Time to write and sync one batch of results to the state file (WARC sync included); its count is the number of commits.",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2.5, 10)}),
-		commitResults: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "politecrawl_commit_results",
-			Help:    "Fetch results recorded per commit (group commit: more when results come fast).",
-			Buckets: prometheus.ExponentialBuckets(1, 4, 6)}),
-	}
-	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.politenessWait, m.robotsFetches, m.sitemapURLs,
-		m.commitTime, m.commitResults)
-	return m
-}
-
-func (m *Metrics) fetch(status int, bytes int, d time.Duration) {
-	if m == nil {
-		return
-	}
-	class := "error"
-	if status >= 100 && status < 600 {
-		class = strconv.Itoa(status/100) + "xx"
-	}
-	m.fetches.WithLabelValues(class).Inc()
-	m.bytes.Add(float64(bytes))
-	if d > 0 {
-		m.latency.Observe(d.Seconds())
-	}
-}
-
-func (m *Metrics) robots(outcome string) {
-	if m != nil {
-		m.robotsFetches.WithLabelValues(outcome).Inc()
-	}
-}
-
-func (m *Metrics) sitemapFates(accepted int, dropped map[string]int) {
-	if m == nil {
-		return
-	}
-	m.sitemapURLs.WithLabelValues("accepted").Add(float64(accepted))
-	for k, n := range dropped {
-		m.sitemapURLs.WithLabelValues(k).Add(float64(n))
-	}
-}
-
-func (m *Metrics) committed(took time.Duration, results int) {
-	if m != nil {
-		m.commitTime.Observe(took.Seconds())
-		m.commitResults.Observe(float64(results))
-	}
-}
-
-func (m *Metrics) waited(d time.Duration) {
-	if m != nil && d > 0 {
-		m.politenessWait.Add(d.Seconds())
-	}
-}
+import "github.com/politecrawl/politecrawl/crawler/robotscache"
 
 // gauges refreshes the gauges from the coordinator's state.
 func (c *Crawler) gauges() {
-	m := c.cfg.Metrics
-	if m == nil {
+	if c.cfg.Metrics == nil {
 		return
 	}
-	m.queueDepth.Set(float64(c.front.QueuedTotal()))
-	m.inFlight.Set(float64(c.work.gate.busy())) // as status: tasks waiting for a worker are not under way
 	counts := map[string]int{"parsed": 0, "unavailable": 0, "unreachable": 0, "gave_up": 0, "fetching": 0}
 	c.robots.Each(func(_ string, o *robotscache.Origin) {
 		switch {
@@ -120,7 +18,7 @@ func (c *Crawler) gauges() {
 			counts["fetching"]++
 		}
 	})
-	for k, n := range counts {
-		m.hosts.WithLabelValues(k).Set(float64(n))
-	}
+	// In flight as status counts it: tasks waiting for a worker are not
+	// under way.
+	c.cfg.Metrics.Gauges(c.front.QueuedTotal(), c.work.gate.busy(), counts)
 }

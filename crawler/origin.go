@@ -97,7 +97,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, no
 		}
 		return tx.PutRobots(origin, rec)
 	}
-	c.cfg.Metrics.robots(rr.Outcome.String())
+	c.cfg.Metrics.Robots(rr.Outcome.String())
 	o, u := c.robots.Unreachable(origin, *rr, r.started, now)
 	log := c.log.With("host", host, "origin", origin)
 	switch {
@@ -143,7 +143,7 @@ func (c *Crawler) applyRobots(r result, now time.Time) {
 	if !r.sent.IsZero() {
 		started = r.sent
 	}
-	c.cfg.Metrics.robots(rr.Outcome.String())
+	c.cfg.Metrics.Robots(rr.Outcome.String())
 	o := c.robots.Apply(origin, *rr, started)
 	c.front.ApplyRobots(host, o.Rules(), c.cfg.Agent, now)
 	c.log.Info("robots.txt", "host", host, "origin", origin, "outcome", rr.Outcome.String(), "status", rr.Status,

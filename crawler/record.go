@@ -83,7 +83,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	}
 	log := c.log.With("host", t.host)
 	if r.err != nil {
-		c.cfg.Metrics.fetch(0, 0, 0)
+		c.cfg.Metrics.Fetch(0, 0, 0)
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
 		if ref := privateRefusal(r.err, t.host); ref != nil {
 			// Nothing was sent: record gave the claim back unspent.
@@ -96,7 +96,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 		return c.retry(tx, rec, t, r.err.Error(), 0, now)
 	}
 	p := r.page
-	c.cfg.Metrics.fetch(p.Status, r.bodyLen, p.Duration)
+	c.cfg.Metrics.Fetch(p.Status, r.bodyLen, p.Duration)
 	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)

@@ -30,9 +30,9 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 	t := r.task
 	s := frontier.SitemapFetch{URL: t.url, Host: t.host, Err: r.err, Started: r.started}
 	if r.err != nil {
-		c.cfg.Metrics.fetch(0, 0, 0)
+		c.cfg.Metrics.Fetch(0, 0, 0)
 	} else {
-		c.cfg.Metrics.fetch(r.page.Status, 0, r.page.Duration)
+		c.cfg.Metrics.Fetch(r.page.Status, 0, r.page.Duration)
 		res := r.smResult
 		s.Status, s.Location, s.ParseErr = r.page.Status, r.page.Location, r.parseErr
 		s.Format, s.Index, s.Invalid, s.Truncated = res.Format.String(), res.Format == sitemap.Index, res.Invalid, res.Truncated
@@ -59,7 +59,7 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 			log.Warn("sitemap truncated", "reason", rec.Truncated)
 		}
 		log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "dropped", rec.Dropped)
-		c.cfg.Metrics.sitemapFates(rec.Accepted, rec.Dropped)
+		c.cfg.Metrics.SitemapFates(rec.Accepted, rec.Dropped)
 		c.event(Event{URL: t.url, State: "sitemap", Status: s.Status, Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
 	}
 	return nil

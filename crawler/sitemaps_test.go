@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
@@ -224,7 +225,7 @@ func TestSitemapReadAgainCountsThatRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	crawlShop(t, web, db, true, func(c *Config) { c.Metrics = NewMetrics(reg) })
+	crawlShop(t, web, db, true, func(c *Config) { c.Metrics = metrics.New(reg) })
 	if n := shop.Count("/sitemaps/products.xml.gz"); n != 2 {
 		t.Fatalf("sitemap read %d times, want 2", n)
 	}

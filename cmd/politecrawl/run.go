@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -150,7 +151,7 @@ func (d *daemon) run() error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cc := cfg.crawlerConfig(d.log)
-	cc.Metrics = crawler.NewMetrics(reg)
+	cc.Metrics = metrics.New(reg)
 	if cc.Archive, err = cfg.openArchive(d.log); err != nil {
 		return err
 	}
