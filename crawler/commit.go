@@ -224,11 +224,11 @@ func (c *Crawler) receiveReady(results <-chan result) error {
 func resultSize(r result) int {
 	n := len(r.gzBody) + 256
 	if r.links != nil {
-		for _, u := range r.links.urls {
+		for _, u := range r.links.URLs {
 			n += len(u) + 16
 		}
-		for _, b := range r.links.bad {
-			n += len(b.url) + len(b.reason) + 32
+		for _, b := range r.links.Bad {
+			n += len(b.URL) + len(b.Reason) + 32
 		}
 	}
 	if r.robots != nil {

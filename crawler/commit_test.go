@@ -11,6 +11,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/crawler/sitemap"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -98,8 +99,8 @@ func TestResultSize(t *testing.T) {
 		min  int
 	}{
 		{"body", result{gzBody: make([]byte, 10000)}, 10000},
-		{"links", result{links: &pageLinks{urls: []string{strings.Repeat("u", 500), strings.Repeat("v", 500)}}}, 1000},
-		{"bad links", result{links: &pageLinks{bad: []badLink{{url: strings.Repeat("b", 800), reason: "r"}}}}, 800},
+		{"links", result{links: &frontier.Outlinks{URLs: []string{strings.Repeat("u", 500), strings.Repeat("v", 500)}}}, 1000},
+		{"bad links", result{links: &frontier.Outlinks{Bad: []frontier.Unusable{{URL: strings.Repeat("b", 800), Reason: "r"}}}}, 800},
 		{"robots.txt", result{robots: &robotscache.Result{Body: make([]byte, 400<<10)}}, 800 << 10},
 		{"sitemap", result{entries: []sitemap.Entry{{URL: strings.Repeat("s", 700)}}}, 700},
 	} {

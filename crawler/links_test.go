@@ -10,6 +10,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/metrics"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -236,7 +237,7 @@ func TestUnusableLinksAreRecorded(t *testing.T) {
 	for _, r := range records(t, db) {
 		if r.State == storage.Skipped {
 			reasons = append(reasons, r.Error)
-			if len(r.URL) > badLinkPrefix+3 || r.Parent != h.URL("/") {
+			if len(r.URL) > frontier.UnusablePrefix+3 || r.Parent != h.URL("/") {
 				t.Errorf("skipped record %.80q: %d bytes, parent %q", r.URL, len(r.URL), r.Parent)
 			}
 		}

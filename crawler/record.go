@@ -162,9 +162,9 @@ func (c *Crawler) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Can
 		rec.Title = r.parsed.Title
 		rec.NoIndex, rec.NoFollow = r.parsed.Directives.NoIndex, r.parsed.Directives.NoFollow
 		if r.links != nil { // nil: the page said nofollow
-			rec.Links = append(rec.Links, r.links.urls...)
-			rec.LinksDropped = r.links.dropped
-			for _, n := range r.links.urls {
+			rec.Links = append(rec.Links, r.links.URLs...)
+			rec.LinksDropped = r.links.Dropped
+			for _, n := range r.links.URLs {
 				found = append(found, frontier.Candidate{URL: n, Depth: rec.Depth + 1, Via: "link", Parent: rec.URL})
 			}
 		}
@@ -252,11 +252,11 @@ func (c *Crawler) recordLinkLimits(tx *storage.Tx, rec *storage.URLRecord, r res
 	if r.links == nil {
 		return nil
 	}
-	if err := recordBadLinks(tx, rec.URL, rec.Depth+1, r.links.bad); err != nil {
+	if err := frontier.RecordUnusable(tx, rec.URL, rec.Depth+1, r.links.Bad); err != nil {
 		return err
 	}
-	if r.links.dropped > 0 || r.links.badMore > 0 {
-		c.log.Info("links not queued", "url", rec.URL, "over_limit", r.links.dropped, "unusable_uncounted", r.links.badMore,
+	if r.links.Dropped > 0 || r.links.BadMore > 0 {
+		c.log.Info("links not queued", "url", rec.URL, "over_limit", r.links.Dropped, "unusable_uncounted", r.links.BadMore,
 			"limit", c.cfg.MaxLinksPerPage)
 	}
 	return nil

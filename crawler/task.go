@@ -12,6 +12,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/crawler/sitemap"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -70,10 +71,10 @@ type result struct {
 	gzBody   []byte // the body compressed for storage, when it is to be kept
 	entries  []sitemap.Entry
 	smResult sitemap.Result
-	next     string     // robots: a redirect still to follow
-	sent     time.Time  // when the request was written to the connection; zero if never
-	links    *pageLinks // a page's outlinks, normalised on the worker
-	freed    bool       // a link-heavy page whose links are admitted in chunks (see startPending)
+	next     string             // robots: a redirect still to follow
+	sent     time.Time          // when the request was written to the connection; zero if never
+	links    *frontier.Outlinks // a page's outlinks, normalised on the worker
+	freed    bool               // a link-heavy page whose links are admitted in chunks (see startPending)
 	// interrupted: CancelHosts cut the request short (the host went to
 	// another node); the URL stays queued.
 	interrupted bool

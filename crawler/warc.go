@@ -116,7 +116,7 @@ func pageMetadata(r *result) []archive.Field {
 		add("parse-error", r.parseErr.Error())
 	}
 	if r.links != nil {
-		for _, l := range r.links.urls {
+		for _, l := range r.links.URLs {
 			add("outlink", l)
 		}
 	}
