@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/gate"
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
@@ -64,7 +65,7 @@ type pool struct {
 	sentNotes chan sentNote // to the coordinator: spaced requests that went out (see task.notifySent)
 	spawn     func()        // starts one more worker (Run sets it)
 	workers   int           // worker goroutines started
-	gate      *gate         // at most cfg.Workers of them run a task at once
+	gate      *gate.Gate    // at most cfg.Workers of them run a task at once
 }
 
 // grow starts workers up to cfg.Workers (a live reconfiguration may
@@ -72,7 +73,7 @@ type pool struct {
 // more tasks at once than cfg.Workers).
 func (p *pool) grow() {
 	if p.gate != nil {
-		p.gate.setLimit(p.cfg.Workers)
+		p.gate.SetLimit(p.cfg.Workers)
 	}
 	for p.spawn != nil && p.workers < p.cfg.Workers {
 		p.spawn()
@@ -234,7 +235,7 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// At most one note per task.
 	c.work.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup
-	c.work.gate = newGate(c.cfg.Workers)
+	c.work.gate = gate.New(c.cfg.Workers)
 	c.work.spawn = func() { wg.Go(func() { c.work.worker(fetchCtx, tasks, results) }) }
 	c.work.grow()
 	c.commits.Start()
@@ -242,10 +243,10 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// channel or at the gate, come back unsent, even while the
 	// coordinator is busy (say, waiting on a commit) and has not seen the
 	// stop yet.
-	unwatch := context.AfterFunc(ctx, c.work.gate.shutdown)
+	unwatch := context.AfterFunc(ctx, c.work.gate.Shutdown)
 	defer unwatch()
 	err := c.loop(ctx, tasks, results)
-	c.work.gate.shutdown()
+	c.work.gate.Shutdown()
 	if err == nil {
 		err = c.finishInFlight(results, cancelFetch)
 	}

@@ -20,5 +20,5 @@ func (c *Crawler) gauges() {
 	})
 	// In flight as status counts it: tasks waiting for a worker are not
 	// under way.
-	c.cfg.Metrics.Gauges(c.front.QueuedTotal(), c.work.gate.busy(), counts)
+	c.cfg.Metrics.Gauges(c.front.QueuedTotal(), c.work.gate.Busy(), counts)
 }

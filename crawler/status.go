@@ -11,7 +11,7 @@ func (c *Crawler) liveStatus() (*status.Status, error) {
 		return nil, err
 	}
 	// Tasks waiting for a worker have no request under way yet.
-	st.Running, st.InFlight = true, c.work.gate.busy()
+	st.Running, st.InFlight = true, c.work.gate.Busy()
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
 		v := c.front.View(h.Host, now)

@@ -93,11 +93,11 @@ func (p *pool) worker(ctx context.Context, tasks <-chan task, results chan<- res
 		// The task is the worker's only once past the gate: until then
 		// (workers lowered live leave goroutines waiting there) CancelHosts
 		// may still take it back.
-		entered := p.gate.enter()
+		entered := p.gate.Enter()
 		if t.begin != nil && !t.begin() {
 			// Taken back: its result was handed in for it.
 			if entered {
-				p.gate.leave()
+				p.gate.Leave()
 			}
 			p.cuts.skip()
 			continue
@@ -114,7 +114,7 @@ func (p *pool) worker(ctx context.Context, tasks <-chan task, results chan<- res
 			t.ctx, t.stop = ctx, notCut
 		}
 		r := p.run(t)
-		p.gate.leave()
+		p.gate.Leave()
 		if r.page != nil {
 			// Everything that needs the body is done: the result may
 			// wait a while to be recorded, and bodies can be big.
