@@ -77,24 +77,12 @@ func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
 	err := c.updateAlone(func(tx *storage.Tx) error {
 		out = out[:0]
 		for _, raw := range urls {
-			res := SeedResult{URL: raw}
-			n, err := urlnorm.Normalise(raw)
-			switch {
-			case err != nil:
-				res.Outcome = "invalid: " + err.Error()
-			case tx.Seen(n):
-				res.Outcome = "known"
-			case !c.front.InScope(n):
-				res.Outcome = "out of scope"
-			default:
-				if err := c.discover(tx, frontier.Candidate{URL: n, Via: "seed"}); err != nil {
-					return err
-				}
-				res.Outcome = "queued"
-				if r, _ := tx.GetURL(n); r != nil && r.State != storage.Queued {
-					res.Outcome = string(r.State) + ": " + r.Error
-				}
+			outcome, err := c.front.Seed(tx, raw, c.cfg.Now())
+			c.reportRefusals()
+			if err != nil {
+				return err
 			}
+			res := SeedResult{URL: raw, Outcome: outcome}
 			out = append(out, res)
 		}
 		return nil

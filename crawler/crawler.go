@@ -206,16 +206,6 @@ func (c *Crawler) reportRefusals() {
 	}
 }
 
-// admitURL admits a candidate and reports a refusal by its origin's
-// robots.txt as an outcome.
-func (c *Crawler) admitURL(tx *storage.Tx, cand frontier.Candidate) (frontier.Admission, error) {
-	a, err := c.front.Admit(tx, cand, c.cfg.Now())
-	if err == nil && a.Refused {
-		c.event(Event{URL: cand.URL, State: string(a.State), Reason: a.Reason})
-	}
-	return a, err
-}
-
 // Run crawls until the frontier is drained or ctx is cancelled; both
 // return nil after an orderly stop. Errors are storage failures.
 func (c *Crawler) Run(ctx context.Context) error {

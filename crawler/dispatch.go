@@ -224,20 +224,5 @@ func (c *Crawler) settle(t task, state storage.State, reason string, now time.Ti
 // it off the queue.
 func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string, now time.Time) error {
 	c.event(Event{URL: t.url, State: string(state), Reason: reason})
-	rec, err := tx.GetURL(t.url)
-	if err != nil {
-		return err
-	}
-	if rec == nil {
-		rec = &storage.URLRecord{URL: t.url, Links: []string{}}
-	}
-	prev := rec.State
-	rec.State, rec.Error = state, reason
-	if err := c.front.SettleSchedule(tx, rec, now); err != nil {
-		return err
-	}
-	if err := tx.PutURL(rec, prev); err != nil {
-		return err
-	}
-	return c.front.Settle(tx, t.host, t.seq, now)
+	return c.front.SettleUnfetched(tx, t.host, t.seq, t.url, state, reason, now)
 }

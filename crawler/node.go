@@ -161,48 +161,11 @@ func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
 }
 
 func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, error) {
-	a := Admission{URL: cand.URL}
-	if !c.front.InScope(cand.URL) {
-		a.OutOfScope = true
-		return a, nil
+	h, err := c.front.AdmitHandedOff(tx, cand, ReleasedReason, c.cfg.Now())
+	if a := h.Admission; a.Refused {
+		c.event(Event{URL: cand.URL, State: string(a.State), Reason: a.Reason})
 	}
-	rec, err := tx.GetURL(cand.URL)
-	if err != nil {
-		return a, err
-	}
-	switch {
-	case rec == nil:
-		adm, err := c.admitURL(tx, cand)
-		if err != nil {
-			return a, err
-		}
-		if adm.Queued {
-			a.Queued = true
-			return a, nil
-		}
-		rec, err = tx.GetURL(cand.URL)
-		if err != nil {
-			return a, err
-		}
-		a.Record = rec
-		return a, nil
-	case rec.State == storage.Queued:
-		a.Queued = true
-		return a, nil
-	case rec.State == storage.Skipped && rec.Error == ReleasedReason:
-		prev := rec.State
-		rec.State, rec.Error = storage.Queued, ""
-		if err := tx.PutURL(rec, prev); err != nil {
-			return a, err
-		}
-		if err := c.front.Requeue(tx, cand.URL, c.cfg.Now()); err != nil {
-			return a, err
-		}
-		a.Queued = true
-		return a, nil
-	}
-	a.Record = rec
-	return a, nil
+	return Admission{URL: cand.URL, Queued: h.Queued, Record: h.Record, OutOfScope: h.OutOfScope}, err
 }
 
 // Serve lets the crawl serve again the hosts that Node.Serves refused
