@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/cuts"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/gate"
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
@@ -47,7 +48,7 @@ type Crawler struct {
 	robotsNotice string // the last "only waiting on robots.txt" notice, said once
 	abandoned    bool   // the stop gave up on busy workers
 
-	cuts *cuts // dispatched tasks CancelHosts may cut (cluster nodes)
+	cuts *cuts.Registry[task] // dispatched tasks CancelHosts may cut (cluster nodes)
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
@@ -60,12 +61,12 @@ type Crawler struct {
 type pool struct {
 	cfg       *Config
 	fetcher   *fetch.Fetcher
-	parseBig  parseGate     // bounds concurrent parses of big pages (memory)
-	cuts      *cuts         // tasks CancelHosts may take back (cluster nodes)
-	sentNotes chan sentNote // to the coordinator: spaced requests that went out (see task.notifySent)
-	spawn     func()        // starts one more worker (Run sets it)
-	workers   int           // worker goroutines started
-	gate      *gate.Gate    // at most cfg.Workers of them run a task at once
+	parseBig  parseGate            // bounds concurrent parses of big pages (memory)
+	cuts      *cuts.Registry[task] // tasks CancelHosts may take back (cluster nodes)
+	sentNotes chan sentNote        // to the coordinator: spaced requests that went out (see task.notifySent)
+	spawn     func()               // starts one more worker (Run sets it)
+	workers   int                  // worker goroutines started
+	gate      *gate.Gate           // at most cfg.Workers of them run a task at once
 }
 
 // grow starts workers up to cfg.Workers (a live reconfiguration may
@@ -94,7 +95,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		robots: robotscache.NewCache(robotscache.Policy{TTL: cfg.RobotsTTL, Retries: cfg.RobotsRetries,
 			RetryBase: cfg.RobotsRetryBase, MaxHold: cfg.MaxHold}),
 		control: make(chan call),
-		cuts:    newCuts(),
+		cuts:    cuts.New[task](),
 		stopped: make(chan struct{}),
 	}
 	c.work = &pool{cfg: &c.cfg, fetcher: fetch.New(withClock(cfg.Fetch, cfg.Now)), parseBig: newParseGate(), cuts: c.cuts}
@@ -221,7 +222,13 @@ func (c *Crawler) Run(ctx context.Context) error {
 	// for a result of each, so no worker blocks on its last send.
 	tasks := make(chan task, maxWorkers+aheadOf(maxWorkers))
 	results := make(chan result, maxWorkers+aheadOf(maxWorkers))
-	c.tasks, c.cuts.results = tasks, results
+	c.tasks = tasks
+	c.cuts.Withdrawn = func(t task) {
+		// The results channel has room for a result of every task in
+		// flight, this one's included, so the send does not wait; from
+		// a goroutine all the same, as the registry's lock is held.
+		go func() { results <- result{task: t, interrupted: true} }()
+	}
 	// At most one note per task.
 	c.work.sentNotes = make(chan sentNote, maxWorkers+aheadOf(maxWorkers))
 	var wg sync.WaitGroup
@@ -317,7 +324,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			if err := c.receive(r); err != nil {
 				return err
 			}
-		case <-c.cuts.skipped:
+		case <-c.cuts.Skipped():
 		case n := <-c.work.sentNotes:
 			c.front.Sent(n.host, n.claim, n.at, c.cfg.Now())
 		case j := <-c.commits.Done():

@@ -309,7 +309,7 @@ func (c *Crawler) cancellable(t *task) {
 		t.ctx, t.stop = c.fetchCtx, notCut
 		return
 	}
-	c.cuts.register(t, c.fetchCtx)
+	t.ctx, t.stop, t.begin = c.cuts.Register(t.host, c.fetchCtx, *t)
 }
 
 // CancelHosts cuts short the requests under way to the hosts match
@@ -317,4 +317,4 @@ func (c *Crawler) cancellable(t *task) {
 // find them still running), and takes back those still waiting for a
 // worker (see cuts). Their URLs stay queued; each counts as a request
 // made. It does not block: it may be called from any goroutine.
-func (c *Crawler) CancelHosts(match func(host string) bool) int { return c.cuts.cut(match) }
+func (c *Crawler) CancelHosts(match func(host string) bool) int { return c.cuts.Cut(match) }

@@ -403,7 +403,7 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 			// never started (in flight -1).
 			var inflight int
 			waitFor(t, ctx, "the tasks taken back skipped", func() bool {
-				return c.do(ctx, func() { inflight = c.inflight }) == nil && inflight <= 0 && c.cuts.waiting() == 0
+				return c.do(ctx, func() { inflight = c.inflight }) == nil && inflight <= 0 && c.cuts.Waiting() == 0
 			})
 			if inflight != 0 {
 				t.Errorf("tasks in flight at the end: %d, want 0", inflight)

@@ -86,6 +86,9 @@ type result struct {
 	archiveErr error
 }
 
+// notCut is the stop of a task no CancelHosts can cut (outside a cluster).
+func notCut() bool { return false }
+
 // worker runs tasks until tasks is closed. It never sleeps for politeness:
 // a task arrives only when its host's slot is open.
 func (p *pool) worker(ctx context.Context, tasks <-chan task, results chan<- result) {
@@ -99,7 +102,7 @@ func (p *pool) worker(ctx context.Context, tasks <-chan task, results chan<- res
 			if entered {
 				p.gate.Leave()
 			}
-			p.cuts.skip()
+			p.cuts.Skip()
 			continue
 		}
 		if !entered {
