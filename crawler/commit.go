@@ -95,8 +95,16 @@ func (c *Crawler) recordSome(now bool) error {
 
 // updateAlone runs fn in a batch of its own and waits for its commit: for
 // callers whose error must not cost other results (control calls).
+//
+// A failure to flush is a failure to record the crawl's own results (their
+// batch is dropped, or the commit under way failed): while the crawl runs
+// it stops the crawl, as any failure to record does, rather than run on
+// without them. fn's own error costs only its own batch.
 func (c *Crawler) updateAlone(fn func(tx *storage.Tx) error) error {
 	if err := c.flush(); err != nil {
+		if c.commits.Running() {
+			c.fatal = fmt.Errorf("record results: %w", err)
+		}
 		return err
 	}
 	if err := c.update(fn); err != nil {
