@@ -41,7 +41,8 @@ type task struct {
 	// ctx is the request's context and stop ends it, reporting whether
 	// CancelHosts cut it short; begin, called by the worker that takes
 	// the task, reports false if CancelHosts took it back first (see
-	// cancellable). All set at dispatch.
+	// cancellable). All set at dispatch; the task of a result handed in
+	// for a task taken back has none of them.
 	ctx   context.Context
 	stop  func() bool
 	begin func() bool

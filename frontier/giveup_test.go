@@ -77,3 +77,48 @@ func TestGiveUpOriginAndRequeue(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGiveUpOriginWithALostRecord: a queue entry whose URL record was lost
+// (a damaged file) leaves the queue with the others, and the entries after
+// it are failed as usual.
+func TestGiveUpOriginWithALostRecord(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "g.db"), storage.Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	scope, _ := urlnorm.NewScope([]string{"a.test"})
+	f := New[string](Options{Scope: scope, Delays: DelayPolicy{Default: time.Second, Max: time.Minute}, Now: func() time.Time { return now }})
+	if err := db.Update(func(tx *storage.Tx) error {
+		if err := tx.Enqueue("a.test", "http://a.test/lost"); err != nil { // no record
+			return err
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *storage.Tx) error {
+		if err := f.Restore(tx, false, now); err != nil {
+			return err
+		}
+		if _, err := f.Admit(tx, Candidate{URL: "http://a.test/kept", Via: "seed"}, now); err != nil {
+			return err
+		}
+		failed, err := f.GiveUpOrigin(tx, "a.test", "http://a.test", "robots.txt unreachable after 3 attempts", 0, now)
+		if err != nil {
+			return err
+		}
+		var q []string
+		tx.ForEachQueued("a.test", func(_ uint64, u string) error { q = append(q, u); return nil })
+		if len(q) != 0 || f.Lookup("a.test").Queued() != 0 {
+			t.Errorf("queue %v, counted %d: want both entries gone", q, f.Lookup("a.test").Queued())
+		}
+		if !slices.Equal(failed, []string{"http://a.test/kept"}) {
+			t.Errorf("failed %v, want the URL after the lost one", failed)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -136,8 +136,9 @@ type Listed struct {
 
 // SitemapOutcome is what RecordSitemap made of a sitemap fetch.
 type SitemapOutcome struct {
-	// Record is the file's record as written; nil if the file was not
-	// known (nothing was done).
+	// Record is the file's record as this fetch left it (a file closed
+	// unread is written with only its State and Error changed); nil if
+	// the file was not known (nothing was done).
 	Record *storage.SitemapRecord
 	// Retry: the server failed (Why); the file stays pending and the
 	// host backs off until Until.

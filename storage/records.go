@@ -44,7 +44,7 @@ type URLRecord struct {
 	NextCheck    time.Time `json:"next_check,omitzero"`     // when the recrawl is due; CheckQueued while queued for it, zero if never scheduled
 	// PayloadDigest is the WARC payload digest ("sha1:…") of the body
 	// last fetched whole, when it was archived: a 304 on its recheck is
-	// a revisit of that payload. Not an export field.
+	// a revisit of that payload. Exported as payload_digest.
 	PayloadDigest string `json:"payload_digest,omitempty"`
 }
 

@@ -41,6 +41,20 @@ func TestExportRecordSchedule(t *testing.T) {
 			if got["fetched_at"] != "2026-11-01T10:00:00Z" || got["status"] != 200.0 || got["state"] != "fetched" {
 				t.Errorf("pinned fields changed: %s", b)
 			}
+			// The twelve pinned fields are always there; every other key
+			// is an extra the case expects.
+			for _, k := range []string{"url", "state", "status", "depth", "discovered_via", "fetched_at",
+				"content_type", "title", "noindex", "nofollow", "links", "error"} {
+				if _, ok := got[k]; !ok {
+					t.Errorf("pinned field %s missing: %s", k, b)
+				}
+				delete(got, k)
+			}
+			for k := range got {
+				if w, ok := tc.want[k]; !ok || w == nil {
+					t.Errorf("unexpected field %s in %s", k, b)
+				}
+			}
 			for k, w := range tc.want {
 				if g, ok := got[k]; w == nil && ok || w != nil && g != w {
 					t.Errorf("%s = %v (present %v), want %v in %s", k, g, ok, w, b)

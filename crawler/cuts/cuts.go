@@ -25,8 +25,11 @@ type Registry[T any] struct {
 	// worker stuck would fill that channel and block it.
 	withdrawn atomic.Int64
 	skipped   chan struct{} // a worker skipped one: dispatch may have room again
-	// Withdrawn is called, under the registry's lock and so without
-	// blocking, with each task taken back before a worker began it.
+	// Withdrawn is called with each task taken back before a worker
+	// began it. It is called under the registry's lock: it must not
+	// block nor call back into the registry (Cut, Register, a task's
+	// stop or begin would deadlock), and it must be set before the first
+	// Register.
 	Withdrawn func(T)
 }
 

@@ -34,6 +34,9 @@ func TestMetrics(t *testing.T) {
 	m.Waited(1500 * time.Millisecond)
 	m.Waited(-time.Second) // ignored
 	m.Gauges(7, 2, map[string]int{"parsed": 4})
+	m.Robots("parsed")
+	m.Robots("parsed")
+	m.Committed(10*time.Millisecond, 3)
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -48,6 +51,7 @@ func TestMetrics(t *testing.T) {
 		{"queue depth", value(t, m.queueDepth), 7},
 		{"in flight", value(t, m.inFlight), 2},
 		{"parsed origins", value(t, m.hosts.WithLabelValues("parsed")), 4},
+		{"robots.txt fetches parsed", value(t, m.robotsFetches.WithLabelValues("parsed")), 2},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
@@ -57,4 +61,7 @@ func TestMetrics(t *testing.T) {
 	none.Fetch(200, 1, time.Second)
 	none.Gauges(1, 1, nil)
 	none.Committed(time.Second, 1)
+	none.Robots("parsed")
+	none.SitemapFates(1, map[string]int{"x": 1})
+	none.Waited(time.Second)
 }
