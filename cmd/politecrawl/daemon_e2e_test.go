@@ -156,10 +156,21 @@ func TestDaemonEndToEnd(t *testing.T) {
 	h.SetPage("/b", &crawltest.Page{Body: `<title>B two</title><a href="/c">c</a>`, ETag: `"b-2"`})
 	waitUntil(t, "/c from the changed page", 10*time.Second, func() bool { return h.Count("/c") > 0 })
 
-	// Live status and seeds through the endpoint, via the CLI.
-	out, err := exec.Command(binary, "status", "-c", cfg, "--json").Output()
+	// Live status and seeds through the endpoint, via the CLI. /c's
+	// request reached the server; its result is in the status once its
+	// batch committed, a moment later.
+	var out []byte
+	var err error
 	var st status.Status
-	if err != nil || json.Unmarshal(out, &st) != nil || !st.Running || st.Fetched < 4 || len(st.PerHost) != 1 || st.PerHost[0].IntervalS != 0.05 {
+	liveStatus := func() bool {
+		out, err = exec.Command(binary, "status", "-c", cfg, "--json").Output()
+		return err == nil && json.Unmarshal(out, &st) == nil && st.Running && st.Fetched >= 4
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !liveStatus() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !st.Running || st.Fetched < 4 || len(st.PerHost) != 1 || st.PerHost[0].IntervalS != 0.05 {
 		t.Errorf("live status: %v %s", err, out)
 	}
 	// One URL queued, one refused: each gets its line, and the exit
