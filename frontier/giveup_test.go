@@ -11,20 +11,27 @@ import (
 	"github.com/politecrawl/politecrawl/storage"
 )
 
-// TestGiveUpOriginAndRequeue: an origin given up fails its queued URLs
-// (and only its own: another scheme on the same host keeps its queue),
-// the host's count follows its queue, and the next run queues them again.
-func TestGiveUpOriginAndRequeue(t *testing.T) {
+// giveUpFrontier opens a state file and returns a way to start a frontier
+// of a.test on it (again, for a next run).
+func giveUpFrontier(t *testing.T) (*storage.DB, time.Time, func() *Frontier[string]) {
+	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "g.db"), storage.Options{NoSync: true, NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	scope, _ := urlnorm.NewScope([]string{"a.test"})
-	open := func() *Frontier[string] {
+	return db, now, func() *Frontier[string] {
 		return New[string](Options{Scope: scope, Delays: DelayPolicy{Default: time.Second, Max: time.Minute}, Now: func() time.Time { return now }})
 	}
+}
+
+// TestGiveUpOriginAndRequeue: an origin given up fails its queued URLs
+// (and only its own: another scheme on the same host keeps its queue),
+// the host's count follows its queue, and the next run queues them again.
+func TestGiveUpOriginAndRequeue(t *testing.T) {
+	db, now, open := giveUpFrontier(t)
 	f := open()
 	urls := []string{"http://a.test/1", "https://a.test/2", "http://a.test/3"}
 	const reason = "robots.txt unreachable after 3 attempts"
@@ -39,6 +46,7 @@ func TestGiveUpOriginAndRequeue(t *testing.T) {
 				return err
 			}
 		}
+		var err error
 		failed, err = f.GiveUpOrigin(tx, "a.test", "http://a.test", reason, 0, now)
 		if q := queue(tx); !slices.Equal(q, []string{"https://a.test/2"}) || f.Lookup("a.test").Queued() != 1 {
 			t.Errorf("queue %v, counted %d; want only the https URL", q, f.Lookup("a.test").Queued())
@@ -82,14 +90,8 @@ func TestGiveUpOriginAndRequeue(t *testing.T) {
 // (a damaged file) leaves the queue with the others, and the entries after
 // it are failed as usual.
 func TestGiveUpOriginWithALostRecord(t *testing.T) {
-	db, err := storage.Open(filepath.Join(t.TempDir(), "g.db"), storage.Options{NoSync: true, NoBackup: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	scope, _ := urlnorm.NewScope([]string{"a.test"})
-	f := New[string](Options{Scope: scope, Delays: DelayPolicy{Default: time.Second, Max: time.Minute}, Now: func() time.Time { return now }})
+	db, now, open := giveUpFrontier(t)
+	f := open()
 	if err := db.Update(func(tx *storage.Tx) error {
 		if err := tx.Enqueue("a.test", "http://a.test/lost"); err != nil { // no record
 			return err
