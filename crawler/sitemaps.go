@@ -16,6 +16,7 @@ const (
 	smRead       = frontier.SitemapRead
 	smDisallowed = frontier.SitemapDisallowed
 	smSkipped    = frontier.SitemapSkipped
+	smFailed     = frontier.SitemapFailed
 
 	dropOutside = frontier.DropOutside
 	dropDepth   = frontier.DropDepth

@@ -268,32 +268,23 @@ func TestSitemapReadAgainCountsThatRead(t *testing.T) {
 func TestSitemapSettledEventSaysHow(t *testing.T) {
 	w := crawltest.NewWeb()
 	defer w.Close()
-	h := w.AddHost("s", map[string]*crawltest.Page{
+	h := w.AddHost("shop", map[string]*crawltest.Page{
 		"/robots.txt": {Body: "User-agent: *\nAllow: /\nSitemap: /missing.xml\nSitemap: /down.xml\n"},
 		"/":           {Body: "<html><title>home</title></html>"},
 		"/down.xml":   {Status: 503},
 	})
 	var mu sync.Mutex
 	events := map[string][]Event{}
-	cfg := testConfig(h.URL("/"))
-	cfg.Sitemaps, cfg.MaxRetries = true, 2
-	cfg.Scope = []string{h.Authority()}
-	cfg.Observe = func(e Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		events[e.URL] = append(events[e.URL], e)
-	}
 	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
 	defer db.Close()
-	c, err := New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
-		t.Fatalf("run: %v %v", err, ctx.Err())
-	}
+	crawlShop(t, w, db, true, func(cfg *Config) {
+		cfg.MaxRetries = 2
+		cfg.Observe = func(e Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			events[e.URL] = append(events[e.URL], e)
+		}
+	})
 	sms := sitemapRecords(t, db)
 	for _, p := range []string{"/missing.xml", "/down.xml"} {
 		u := h.URL(p)
@@ -307,7 +298,7 @@ func TestSitemapSettledEventSaysHow(t *testing.T) {
 			continue
 		}
 		last := evs[len(evs)-1]
-		if last.State != "sitemap "+rec.State || last.Reason != rec.Error {
+		if rec.State != smFailed || last.State != "sitemap "+rec.State || last.Reason != rec.Error {
 			t.Errorf("%s: last event %q %q, record says %q %q", p, last.State, last.Reason, rec.State, rec.Error)
 		}
 	}
