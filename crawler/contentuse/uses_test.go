@@ -19,7 +19,7 @@ func TestCombine(t *testing.T) {
 		{Bots, Yes, "header Content-Usage"},
 		{Search, Yes, "robots.txt line 2: Content-Signal"}, // first yes is the source
 		{TDM, No, "header tdm-reservation"},
-		{AIInput, No, "header tdm-reservation"}, // through its parent, tdm
+		{AIInput, No, "header tdm-reservation"},            // through its parent, tdm
 		{AITrain, No, "robots.txt line 2: Content-Signal"}, // any no wins over the header's yes
 		{AITrainGenAI, No, "robots.txt line 2: Content-Signal"},
 		{AITrainImages, No, "robots.txt line 2: Content-Signal"},
