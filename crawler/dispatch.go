@@ -110,10 +110,14 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
-	if reason, allowed := c.disallowed(o, t.url); !allowed {
-		if t.kind == taskPage {
+	if t.kind == taskPage {
+		if reason, allowed := c.refusePage(o, t.url); !allowed {
 			return task{}, false, c.settleDisallowed(t, o, reason, now)
 		}
+		t.useRobots = robotsUse(o.Rules(), c.cfg.Agent, t.url)
+		return t, true, nil
+	}
+	if reason, allowed := c.disallowed(o, t.url); !allowed {
 		return task{}, false, c.settle(t, storage.Disallowed, reason, now)
 	}
 	return t, true, nil
@@ -142,7 +146,7 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 			if !ok || n >= settleRunMax || originOf(e.URL) != origin {
 				return nil
 			}
-			if reason, ok = c.disallowed(o, e.URL); ok {
+			if reason, ok = c.refusePage(o, e.URL); ok {
 				return nil
 			}
 		}

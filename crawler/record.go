@@ -125,7 +125,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			if err := tx.PutCompressedBody(rec.URL, r.gzBody); err != nil {
 				return err
 			}
-		} else if rec.NoIndex {
+		} else if rec.NoIndex || r.refusal != nil {
 			// It may have been indexable at an earlier fetch.
 			if err := tx.DeleteBody(rec.URL); err != nil {
 				return err
@@ -169,7 +169,11 @@ func (c *Crawler) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Can
 			}
 		}
 	}
+	rec.ContentUse = storedUse(r.uses)
 	switch {
+	case r.refusal != nil:
+		// Fetched, not stored: no body, no title (see responseUse).
+		rec.Title, rec.Error = "", notStoredReason(r.refusal)
 	case r.parseErr != nil:
 		rec.Error = r.parseErr.Error()
 	case p.Truncated:

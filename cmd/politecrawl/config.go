@@ -91,6 +91,7 @@ type Config struct {
 	} `mapstructure:"http"`
 	WARC    warcConfig    `mapstructure:"warc"`
 	Cluster clusterConfig `mapstructure:"cluster"`
+	Policy  policyConfig  `mapstructure:"policy"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -339,6 +340,7 @@ func (c *Config) problems() []error {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
 	errs = append(errs, c.WARC.validate()...)
+	errs = append(errs, c.Policy.validate()...)
 	return append(errs, c.validateCluster()...)
 }
 
@@ -413,6 +415,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		ShutdownGrace:   c.Daemon.ShutdownTimeout,
 		Recrawl:         c.Daemon.RecrawlInterval,
 		StoreBodies:     c.Storage.StoreBodies,
+		Purpose:         c.Policy.Purpose,
 		Logger:          log,
 	}
 }

@@ -25,7 +25,9 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 		Long: `Writes one JSON object per line for every URL the crawl decided on (fetched,
 disallowed, failed or skipped; queued URLs are not decided yet), with the
 fields url, state, status, depth, discovered_via, fetched_at (RFC 3339),
-content_type, title, noindex, nofollow, links, error, and extras such as
+content_type, title, noindex, nofollow, links, error, content_use (what the
+site's content-use signals say of each use: value yes, no or unspecified,
+and the signal's source; {} when none were read), and extras such as
 parent, attempts, lastmod, etag, last_modified, checked_at, next_check and
 payload_digest.
 
@@ -179,7 +181,7 @@ func serveExport(db *storage.DB) http.HandlerFunc {
 	}
 }
 
-// ExportRecord is one line of the jsonl export. The first twelve fields
+// ExportRecord is one line of the jsonl export. The first thirteen fields
 // are pinned (other tools read them) and always present; the rest are
 // extras, left out when empty.
 type ExportRecord struct {
@@ -195,6 +197,10 @@ type ExportRecord struct {
 	NoFollow      bool     `json:"nofollow"`
 	Links         []string `json:"links"`
 	Error         string   `json:"error"`
+	// ContentUse is pinned too: by use (search, ai-train, ai-input, ...,
+	// and unknown labels as written), what the site's signals said when
+	// the URL was fetched. {} when none were read (never fetched).
+	ContentUse map[string]storage.ContentUse `json:"content_use"`
 
 	Parent       string `json:"parent,omitempty"`
 	Attempts     int    `json:"attempts,omitempty"`
@@ -233,6 +239,10 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 		e.NextCheck = r.NextCheck.UTC().Format(time.RFC3339)
 	}
 	e.PayloadDigest = r.PayloadDigest
+	e.ContentUse = r.ContentUse
+	if e.ContentUse == nil {
+		e.ContentUse = map[string]storage.ContentUse{}
+	}
 	if e.Links == nil {
 		e.Links = []string{}
 	}
