@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -49,11 +50,87 @@ func (c *Crawler) refusePage(o *robotscache.Origin, url string) (string, bool) {
 	if c.cfg.Purpose == "" {
 		return "", true
 	}
-	uses := contentuse.Combine(robotsUse(o.Rules(), c.cfg.Agent, url))
+	uses := contentuse.Combine(c.siteUse(o, url))
 	if r, refused := uses.Refuses(c.cfg.Purpose, false); refused {
 		return r.String(), false
 	}
 	return "", true
+}
+
+// siteUse is what url's site says of it before it is fetched: its
+// robots.txt lines, then its origin's tdmrep.json (asked for only with a
+// declared purpose).
+func (c *Crawler) siteUse(o *robotscache.Origin, url string) []contentuse.Statement {
+	stmts := robotsUse(o.Rules(), c.cfg.Agent, url)
+	if c.sites != nil {
+		if s := c.sites.Statement(originOf(url), pathOf(url)); !s.Empty() {
+			stmts = append(stmts, s)
+		}
+	}
+	return stmts
+}
+
+// pathOf is url's path and query ("/" when it has no path).
+func pathOf(url string) string {
+	rest := url
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest = rest[:i]
+	}
+	i := strings.IndexAny(rest, "/?")
+	if i < 0 {
+		return "/"
+	}
+	if rest[i] == '?' {
+		return "/" + rest[i:]
+	}
+	return rest[i:]
+}
+
+// tdmRepPath is where TDMRep puts a site's file.
+const tdmRepPath = "/.well-known/tdmrep.json"
+
+// readTDMRep fetches an origin's tdmrep.json and parses it on the worker.
+// Anything but a 2xx answer with a valid, whole file is no file: redirects
+// are not followed, and a broken file states nothing (the pages' own
+// headers and meta tags still count).
+func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
+	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url})
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.page = resp
+	switch {
+	case resp.Status < 200 || resp.Status >= 300:
+	case resp.Truncated:
+		r.parseErr = fmt.Errorf("tdmrep.json: truncated at %d bytes", len(resp.Body))
+	default:
+		r.tdm, r.parseErr = contentuse.ParseTDMRep(resp.Body)
+	}
+}
+
+// applyTDMRep makes a tdmrep.json result its origin's, when it came back:
+// the origin's next page may be dispatched at once. A request a stop cut
+// short is asked for again later.
+func (c *Crawler) applyTDMRep(r result) {
+	origin := r.task.origin
+	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) {
+		c.sites.Forget(origin)
+		return
+	}
+	c.sites.Set(origin, r.tdm)
+	log := c.log.With("host", r.task.host, "origin", origin)
+	switch {
+	case r.err != nil:
+		log.Info("tdmrep.json unreachable; taken as absent", "error", r.err.Error())
+	case r.parseErr != nil:
+		log.Info("tdmrep.json unusable; taken as absent", "error", r.parseErr.Error())
+	case r.tdm != nil:
+		log.Info("tdmrep.json", "status", r.page.Status)
+	}
 }
 
 // responseUse combines a response's content-use signals with its URL's

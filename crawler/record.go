@@ -63,6 +63,8 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		err = c.robotsStep(tx, r, appliedEarlier, now)
 	case taskSitemap:
 		err = c.recordSitemap(tx, r, now)
+	case taskTDMRep:
+		// Applied when it came back (see receive); nothing to write.
 	default:
 		err = c.recordPage(tx, r, now)
 	}

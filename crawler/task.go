@@ -23,6 +23,7 @@ const (
 	taskPage taskKind = iota
 	taskRobots
 	taskSitemap
+	taskTDMRep // an origin's /.well-known/tdmrep.json (see contentuse.go)
 )
 
 // task is one request a worker makes for the coordinator.
@@ -52,9 +53,9 @@ type task struct {
 	// IP group's other hosts wait for that: see frontier's Sent).
 	claim      uint64
 	notifySent bool
-	// useRobots are the content-use statements of a page's robots.txt
-	// (see robotsUse), read at dispatch.
-	useRobots []contentuse.Statement
+	// useSite are the content-use statements of a page's robots.txt and
+	// tdmrep.json (see siteUse), read at dispatch.
+	useSite []contentuse.Statement
 }
 
 // sentNote reports when a task's request went out.
@@ -94,6 +95,7 @@ type result struct {
 	// declared purpose: the response is fetched but not stored.
 	uses    contentuse.Uses
 	refusal *contentuse.Refusal
+	tdm     *contentuse.TDMRep // a tdmrep.json read whole and parsed
 }
 
 // notCut is the stop of a task no CancelHosts can cut (outside a cluster).
@@ -173,6 +175,10 @@ func (p *pool) run(t task) (r result) {
 		p.readSitemap(ctx, t, &r)
 		return r
 	}
+	if t.kind == taskTDMRep {
+		p.readTDMRep(ctx, t, &r)
+		return r
+	}
 	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, ETag: t.etag, LastModified: t.lastMod})
 	if err != nil {
 		r.err = err
@@ -193,7 +199,7 @@ func (p *pool) run(t task) (r result) {
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, p.cfg.Agent)}
 	}
-	r.uses, r.refusal = responseUse(p.cfg.Purpose, p.cfg.Agent, t.useRobots, resp, r.parsed)
+	r.uses, r.refusal = responseUse(p.cfg.Purpose, p.cfg.Agent, t.useSite, resp, r.parsed)
 	if r.parsed != nil {
 		pl := normaliseLinks(r.parsed, p.cfg.MaxLinksPerPage)
 		r.links = &pl

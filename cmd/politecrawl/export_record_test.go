@@ -18,7 +18,7 @@ func TestExportRecordSchedule(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		edit func(r *storage.URLRecord)
-		want map[string]any // extras expected; nil value: absent
+		want map[string]any    // extras expected; nil value: absent
 		use  map[string]string // content_use expected: value by use
 	}{
 		{"never rechecked, no schedule", func(r *storage.URLRecord) {},
