@@ -50,7 +50,11 @@ func (c *Crawler) refusePage(o *robotscache.Origin, url string) (string, bool) {
 	if c.cfg.Purpose == "" {
 		return "", true
 	}
-	uses := contentuse.Combine(c.siteUse(o, url))
+	stmts := c.siteUse(o, url)
+	if len(stmts) == 0 {
+		return "", true // the common case: admission asks this of every link
+	}
+	uses := contentuse.Combine(stmts)
 	if r, refused := uses.Refuses(c.cfg.Purpose, false); refused {
 		return r.String(), false
 	}
@@ -158,13 +162,18 @@ func responseUse(purpose, agent string, fromRobots []contentuse.Statement, resp 
 	return uses, nil
 }
 
-// storedUse is uses as the URL's record keeps them.
+// storedUse is uses as the URL's record keeps them: only the uses a signal
+// spoke of (the export shows the other known uses as unspecified), so a
+// page without signals costs its record nothing.
 func storedUse(uses contentuse.Uses) map[string]storage.ContentUse {
-	if uses == nil {
-		return nil
-	}
-	out := make(map[string]storage.ContentUse, len(uses))
+	var out map[string]storage.ContentUse
 	for name, u := range uses {
+		if u.Value == contentuse.Unspecified {
+			continue
+		}
+		if out == nil {
+			out = map[string]storage.ContentUse{}
+		}
 		out[name] = storage.ContentUse{Value: u.Value.String(), Source: u.Source}
 	}
 	return out

@@ -120,7 +120,7 @@ type useWant struct {
 	state     storage.State
 	requested bool
 	stored    bool              // a body in the state file and a WARC response record
-	uses      map[string]string // use -> "value|source prefix"
+	uses      map[string]string // use -> "value|source prefix" as the record keeps it
 	errHas    string
 }
 
@@ -141,7 +141,14 @@ func checkUseSite(t *testing.T, site *useSite, recs map[string]*storage.URLRecor
 		}
 		for use, want := range w.uses {
 			value, source, _ := strings.Cut(want, "|")
-			got := r.ContentUse[use]
+			got, ok := r.ContentUse[use]
+			if value == "unspecified" {
+				// Not kept: the export shows it unspecified.
+				if ok {
+					t.Errorf("%s: content_use %s = %+v kept, want it absent (unspecified)", w.path, use, got)
+				}
+				continue
+			}
 			if got.Value != value || !strings.HasPrefix(got.Source, source) {
 				t.Errorf("%s: content_use %s = %+v, want %s from %q...", w.path, use, got, value, source)
 			}

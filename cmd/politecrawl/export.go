@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -239,12 +240,28 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 		e.NextCheck = r.NextCheck.UTC().Format(time.RFC3339)
 	}
 	e.PayloadDigest = r.PayloadDigest
-	e.ContentUse = r.ContentUse
-	if e.ContentUse == nil {
-		e.ContentUse = map[string]storage.ContentUse{}
-	}
+	e.ContentUse = exportContentUse(r)
 	if e.Links == nil {
 		e.Links = []string{}
 	}
 	return e
+}
+
+// exportContentUse is a record's content_use: the uses its signals spoke
+// of, and, once the URL was fetched (its signals read), every other known
+// use as unspecified; {} for a URL never fetched.
+func exportContentUse(r *storage.URLRecord) map[string]storage.ContentUse {
+	out := make(map[string]storage.ContentUse, len(contentuse.Known)+len(r.ContentUse))
+	for k, v := range r.ContentUse {
+		out[k] = v
+	}
+	if r.FetchedAt.IsZero() {
+		return out
+	}
+	for _, k := range contentuse.Known {
+		if _, ok := out[k]; !ok {
+			out[k] = storage.ContentUse{Value: contentuse.Unspecified.String()}
+		}
+	}
+	return out
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -32,7 +34,7 @@ func TestExportRecordSchedule(t *testing.T) {
 		{"content-use signals read", func(r *storage.URLRecord) {
 			r.ContentUse = map[string]storage.ContentUse{"ai-train": {Value: "no", Source: "robots.txt line 3: Content-Signal"},
 				"search": {Value: "unspecified"}}
-		}, nil, map[string]string{"ai-train": "no", "search": "unspecified"}},
+		}, nil, map[string]string{"ai-train": "no", "search": "unspecified", "bots": "unspecified"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := base
@@ -43,8 +45,10 @@ func TestExportRecordSchedule(t *testing.T) {
 			}
 			var got map[string]any
 			json.Unmarshal(b, &got)
-			if cu, ok := got["content_use"].(map[string]any); !ok || len(cu) != len(tc.use) {
-				t.Errorf("content_use = %v, want %d uses: %s", got["content_use"], len(tc.use), b)
+			// Fetched: every known use is there, unspecified unless a
+			// signal spoke of it.
+			if cu, ok := got["content_use"].(map[string]any); !ok || len(cu) != len(contentuse.Known) {
+				t.Errorf("content_use = %v, want the %d known uses: %s", got["content_use"], len(contentuse.Known), b)
 			}
 			for use, want := range tc.use {
 				cu, _ := got["content_use"].(map[string]any)
@@ -75,5 +79,23 @@ func TestExportRecordSchedule(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A URL never fetched had no signals read: its content_use is {}; one
+// fetched shows the unknown labels its signals gave beside the known uses.
+func TestExportContentUseShape(t *testing.T) {
+	never := newExportRecord(&storage.URLRecord{URL: "http://a.test/x", State: storage.Disallowed, Error: "robots.txt"})
+	if never.ContentUse == nil || len(never.ContentUse) != 0 {
+		t.Errorf("never fetched: content_use %v, want {}", never.ContentUse)
+	}
+	b, _ := json.Marshal(never)
+	if !strings.Contains(string(b), `"content_use":{}`) {
+		t.Errorf("never fetched: %s, want content_use {}", b)
+	}
+	fetched := newExportRecord(&storage.URLRecord{URL: "http://a.test/", State: storage.Fetched, FetchedAt: time.Unix(1, 0),
+		ContentUse: map[string]storage.ContentUse{"x-new": {Value: "no", Source: "header Content-Usage"}}})
+	if len(fetched.ContentUse) != len(contentuse.Known)+1 || fetched.ContentUse["x-new"].Value != "no" || fetched.ContentUse["tdm"].Value != "unspecified" {
+		t.Errorf("fetched: content_use %v, want the known uses and x-new", fetched.ContentUse)
 	}
 }
