@@ -268,6 +268,9 @@ func decodeRecord(url string, v []byte) (URLRecord, uint64, error) {
 		if r.URL == "" {
 			r.URL = url // the key is the URL
 		}
+		if len(r.ContentUse) == 0 {
+			r.ContentUse = nil // as the binary form reads an empty set
+		}
 		return r, 0, err
 	}
 	if len(v) == 0 || v[0] != recordV1 {
@@ -385,7 +388,8 @@ func (d *decoder) contentUse() map[string]ContentUse {
 	if d.err != nil {
 		return nil
 	}
-	if n > maxContentUses || n > uint64(len(d.b)) {
+	if n == 0 || n > maxContentUses || n > uint64(len(d.b)) {
+		// An encoder never writes an empty set: its bit is left out.
 		d.fail("content_use: %d uses in %d bytes", n, len(d.b))
 		return nil
 	}
