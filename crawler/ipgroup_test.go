@@ -166,6 +166,7 @@ func TestIPDelayExact(t *testing.T) {
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.Workers = scope, 8
 		cfg.Fetch.DialContext = pn.Dial
+		cfg.Lookup = pn.Lookup
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
 		crawlToEnd(t, cfg)
@@ -216,6 +217,7 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 		})
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.Workers = scope, 8
+		cfg.Lookup = pn.Lookup
 		cfg.Fetch.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if strings.HasPrefix(addr, "s0.test:") {
 				time.Sleep(80 * time.Millisecond)
@@ -337,6 +339,7 @@ func TestIPDelayAfterAStaleConnection(t *testing.T) {
 		cfg.Scope, cfg.Workers = scope, 8
 		var mu sync.Mutex
 		s0dials := 0
+		cfg.Lookup = pn.Lookup
 		cfg.Fetch.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if !strings.HasPrefix(addr, "s0.test:") {
 				return pn.Dial(ctx, network, addr)
