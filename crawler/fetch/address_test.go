@@ -34,7 +34,7 @@ func TestPinnedAddress(t *testing.T) {
 		dnsErr  bool
 	}{
 		{true, Address{Host: "pinned.test:" + port, IP: "127.0.0.1"}, "", false},
-		{true, Address{Host: "pinned.test", IP: "127.0.0.1"}, "", false},                       // the port does not matter
+		{true, Address{Host: "pinned.test", IP: "127.0.0.1"}, "", false},                         // the port does not matter
 		{false, Address{Host: "pinned.test", IP: "127.0.0.1"}, ErrPrivateAddress.Error(), false}, // the guard sees 127.0.0.1
 		{true, Address{Host: "pinned.test", Err: lookupErr}, "no such host", true},
 	} {
