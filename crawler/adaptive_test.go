@@ -1,13 +1,16 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/frontier"
 )
 
 // pagesOf returns the URLs of n pages /p/1../p/n on base, and a page map
@@ -105,7 +108,29 @@ func TestServerDownForAMinute(t *testing.T) {
 		cfg.BackoffBase, cfg.BackoffMax = time.Second, 10*time.Second
 		cfg.MaxRetries = 10
 		cfg.LatencyFactor, cfg.ErrorBackoff = 10, true
-		crawlToEnd(t, cfg)
+		db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+		defer db.Close()
+		c, err := New(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Run(context.Background()) }()
+		// While it fails, status says why the host waits, and its IP
+		// group (known since before its first request).
+		time.Sleep(30 * time.Second)
+		st, err := c.Status(context.Background())
+		if err != nil || len(st.PerHost) != 1 {
+			t.Fatalf("status %+v %v", st, err)
+		}
+		if hs := st.PerHost[0]; hs.IP != "198.18.0.1" || (hs.DelayReason != frontier.WhyErrorBackoff && hs.DelayReason != frontier.WhyBackoff) {
+			t.Errorf("status while failing: IP %q, delay %vs because %q", hs.IP, hs.IntervalS, hs.DelayReason)
+		} else {
+			t.Logf("status at 30s: delay %vs because %q", hs.IntervalS, hs.DelayReason)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 		// Requests per 10s, by the server's clock.
 		var buckets []int
 		var lastGaps []time.Duration
