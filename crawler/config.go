@@ -34,7 +34,7 @@ type Config struct {
 	ErrorBackoff  bool
 	// Lookup, if set, replaces the system resolver for the hosts' names
 	// (tests map names to addresses with it); DNSTTL is how long a looked-up
-	// address is used (default 1m). See crawler/resolve.
+	// address is used (default 1m, network.dns_ttl). See crawler/resolve.
 	Lookup   func(ctx context.Context, host string) ([]netip.Addr, error)
 	DNSTTL   time.Duration
 	Sitemaps bool // read the Sitemap: lines of robots.txt

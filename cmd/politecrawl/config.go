@@ -73,6 +73,7 @@ type Config struct {
 		Timeout        time.Duration `mapstructure:"timeout"`
 		MaxBody        int64         `mapstructure:"max_body"`
 		IdleConns      int           `mapstructure:"idle_connections"`
+		DNSTTL         time.Duration `mapstructure:"dns_ttl"`
 	} `mapstructure:"network"`
 	Limits struct {
 		MaxLinksPerPage int `mapstructure:"max_links_per_page"`
@@ -139,6 +140,7 @@ var defaults = map[string]any{
 	"network.timeout":               "60s",
 	"network.max_body":              10 << 20,
 	"network.idle_connections":      fetch.DefaultIdleConns,
+	"network.dns_ttl":               "1m",
 	"storage.store_bodies":          true,
 	"log.level":                     "info",
 	"log.format":                    "text",
@@ -380,7 +382,7 @@ func (c *Config) boundsProblems(bad func(key, format string, args ...any)) {
 		"politeness.backoff_base": c.Politeness.BackoffBase, "politeness.backoff_max": c.Politeness.BackoffMax,
 		"politeness.max_retry_after": c.Politeness.MaxRetryAfter, "politeness.robots_retry_delay": c.Politeness.RobotsRetryDelay,
 		"network.connect_timeout": c.Network.ConnectTimeout, "network.header_timeout": c.Network.HeaderTimeout,
-		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout,
+		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout, "network.dns_ttl": c.Network.DNSTTL,
 		"daemon.recrawl_interval": c.Daemon.RecrawlInterval, "politeness.ip_delay": c.Politeness.IPDelay} {
 		if d < 0 {
 			bad(key, "%v must not be negative", d)
@@ -410,6 +412,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		MaxDelay:           c.Politeness.MaxDelay,
 		LatencyFactor:      c.Politeness.LatencyFactor,
 		ErrorBackoff:       c.Politeness.ErrorBackoff,
+		DNSTTL:             c.Network.DNSTTL,
 		Sitemaps:           c.Sitemaps,
 		MaxSitemapsPerHost: c.SitemapFetchesPerHost,
 		Fetch: fetch.Options{UserAgent: c.Agent.UserAgent, From: c.Agent.From,
