@@ -60,6 +60,10 @@ func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll b
 		}
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.DefaultDelay, cfg.Workers = scope, 0, 32
+		// The crawl's own speed: with no delay, latency_factor 10 would
+		// space each host by ten times the loopback's time to first byte
+		// (782 pages/s instead of 1,899 in one run).
+		cfg.LatencyFactor = 0
 		c, err := New(db, cfg)
 		if err != nil {
 			b.Fatal(err)

@@ -194,7 +194,9 @@ func releasable(r result) bool {
 // group's) spacing from when it was written, and the slot is open for the
 // next URL. It reports false if the claim had ended already.
 func (c *Crawler) release(r *result) bool {
-	return c.front.Release(r.task.host, r.task.claim, r.sent, r.ip, c.cfg.Now())
+	now := c.cfg.Now()
+	c.front.Observe(r.task.host, r.task.claim, r.ttfb, now)
+	return c.front.Release(r.task.host, r.task.claim, r.sent, r.ip, now)
 }
 
 // recordReceived records the first n received results, in the order

@@ -1,8 +1,10 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
@@ -25,7 +27,17 @@ type Config struct {
 	IPMaxInFlight int
 	IPDelay       time.Duration
 	MaxDelay      time.Duration // cap on Crawl-delay / Request-rate spacing
-	Sitemaps      bool          // read the Sitemap: lines of robots.txt
+	// LatencyFactor and ErrorBackoff make each host's delay follow its
+	// server: LatencyFactor times its smoothed time to first byte, doubled
+	// on errors (see frontier.Adaptive). 0 and false: a fixed delay.
+	LatencyFactor float64
+	ErrorBackoff  bool
+	// Lookup, if set, replaces the system resolver for the hosts' names
+	// (tests map names to addresses with it); DNSTTL is how long a looked-up
+	// address is used (default 1m, network.dns_ttl). See crawler/resolve.
+	Lookup   func(ctx context.Context, host string) ([]netip.Addr, error)
+	DNSTTL   time.Duration
+	Sitemaps bool // read the Sitemap: lines of robots.txt
 	// MaxSitemapsPerHost caps sitemap files fetched from one host (default 100).
 	MaxSitemapsPerHost int
 	Fetch              fetch.Options // UserAgent, From, timeouts, MaxBody, AllowPrivate

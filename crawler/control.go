@@ -8,7 +8,6 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/crawler/status"
-	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
@@ -167,7 +166,7 @@ func (c *Crawler) reapplyDelays(now time.Time) {
 			rules[host] = o.Rules()
 		}
 	})
-	c.front.SetDelays(frontier.DelayPolicy{Default: c.cfg.DefaultDelay, Max: c.cfg.MaxDelay},
+	c.front.SetDelays(c.cfg.delayPolicy(),
 		func(host string) *robots.Robots { return rules[host] }, c.cfg.Agent, now)
 }
 

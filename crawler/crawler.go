@@ -12,6 +12,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/gate"
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
+	"github.com/politecrawl/politecrawl/crawler/resolve"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -30,9 +31,10 @@ type Crawler struct {
 	work *pool // the workers: fetch, parse, archive
 	// front owns every host: admission, queues, slots, claims, backoff
 	// and the work besides the queue (robots.txt hops: tasks).
-	front  *frontier.Frontier[task]
-	robots *robotscache.Cache // every origin's robots.txt lifecycle
-	sites  *contentuse.Sites  // each origin's tdmrep.json; nil without a declared purpose
+	front   *frontier.Frontier[task]
+	robots  *robotscache.Cache // every origin's robots.txt lifecycle
+	sites   *contentuse.Sites  // each origin's tdmrep.json; nil without a declared purpose
+	lookups *resolve.Resolver  // hosts' names, looked up before their first request
 
 	inflight     int            // tasks handed to workers and not back yet (waiting ones too)
 	tasks        chan task      // to the workers (see aheadOf); nil outside Run
@@ -103,6 +105,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	if cfg.Purpose != "" {
 		c.sites = contentuse.NewSites()
 	}
+	c.lookups = resolve.New(resolve.Options{Lookup: cfg.Lookup, TTL: cfg.DNSTTL, Timeout: cfg.Fetch.ConnectTimeout, Now: cfg.Now})
 	c.work = &pool{cfg: &c.cfg, fetcher: fetch.New(withClock(cfg.Fetch, cfg.Now)), parseBig: newParseGate(), cuts: c.cuts}
 	// The WARC records of a batch's results are on disk before any
 	// transaction records them.
@@ -121,7 +124,8 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	}
 	c.front = frontier.New[task](frontier.Options{
 		Scope: scope, Limits: cfg.Limits,
-		Delays:        frontier.DelayPolicy{Default: cfg.DefaultDelay, Max: cfg.MaxDelay},
+		Delays:        cfg.delayPolicy(),
+		ResolveFirst:  true,
 		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
 		Backoff: frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter},
 		Recrawl: cfg.Recrawl, Robots: robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
@@ -241,6 +245,8 @@ func (c *Crawler) Run(ctx context.Context) error {
 	c.work.spawn = func() { wg.Go(func() { c.work.worker(fetchCtx, tasks, results) }) }
 	c.work.grow()
 	c.commits.Start()
+	c.lookups.Start(fetchCtx)
+	defer c.lookups.Stop()
 	// From the moment of a stop, tasks still waiting for a worker, in the
 	// channel or at the gate, come back unsent, even while the
 	// coordinator is busy (say, waiting on a commit) and has not seen the
@@ -288,6 +294,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
+		c.askLookups()
 		// Nothing under way and nothing to start: the open batch would
 		// only wait to be due, and the crawl's end with it.
 		ending := c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.commits.Batch() != nil
@@ -307,7 +314,8 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		} else if did {
 			wait = 0
 		}
-		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil
+		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil &&
+			!c.lookingUp()
 		if idle && wait > 0 {
 			c.noteRobotsWaits(c.cfg.Now())
 		}
@@ -330,6 +338,8 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 				return err
 			}
 		case <-c.cuts.Skipped():
+		case a := <-c.lookups.Answers():
+			c.resolved(a)
 		case n := <-c.work.sentNotes:
 			c.front.Sent(n.host, n.claim, n.at, c.cfg.Now())
 		case j := <-c.commits.Done():

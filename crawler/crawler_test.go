@@ -32,6 +32,10 @@ func testConfig(seeds ...string) Config {
 		RobotsRetryBase: 100 * time.Millisecond,
 		BackoffBase:     100 * time.Millisecond,
 		StoreBodies:     true,
+		// The adaptive delay as the daemon's defaults have it: tests of
+		// politeness check it changes nothing on a fast loopback server.
+		LatencyFactor: 10,
+		ErrorBackoff:  true,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
@@ -35,6 +36,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 		}
 		if send {
 			t.claim, t.notifySent = cl.ID, cl.NotifySent
+			t.addr = fetch.Address{Host: cl.Host, IP: cl.IP, Err: cl.LookupErr}
 			// Registered here, not when a worker starts it: a task may
 			// wait for a worker, and CancelHosts must reach it there.
 			c.cancellable(&t)

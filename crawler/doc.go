@@ -14,7 +14,11 @@
 //     recorded as skipped or disallowed.
 //  2. Dispatch: the coordinator claims the slot of a host whose slot is
 //     open (Frontier.Claim: one request in flight per host, start-to-start
-//     spacing from frontier.Delay via the host's rate limiter). Until the origin's
+//     spacing from frontier.Delay raised by the adaptive delay, via the
+//     host's rate limiter). A host whose name is not looked up yet (or
+//     whose answer expired) is claimed only once crawler/resolve has
+//     answered (Frontier.Lookups, Resolved), and its request is pinned to
+//     that address (fetch.WithAddress). Until the origin's
 //     robots.txt outcome is known, or after it expires, the only request
 //     sent to the host is for /robots.txt. A head URL that robots.txt
 //     disallows is recorded and the claimed slot handed back unused. With

@@ -94,10 +94,10 @@ func TestPerIPLimits(t *testing.T) {
 			if total != 12*7 {
 				t.Errorf("%d requests, want %d (robots.txt and 6 pages per host)", total, 12*7)
 			}
-			// The first request to each host precedes its grouping (the IP
-			// is known once connected), so the bound holds from then on.
-			peak := maxOverlapAfterFirst(web)
-			t.Logf("peak concurrency at the server: %d (all requests: %d)", peak, maxOverlap(web))
+			// Each host's name is looked up before its first request: the
+			// bound holds from the first request on.
+			peak := maxOverlap(web)
+			t.Logf("peak concurrency at the server: %d", peak)
 			if tc.wantPeak > 0 && peak > tc.wantPeak {
 				t.Errorf("server served %d requests at once, limit %d", peak, tc.wantPeak)
 			}
@@ -114,38 +114,10 @@ func TestPerIPLimits(t *testing.T) {
 	}
 }
 
-// afterFirst drops each host's first request (made before its IP was
-// known) from the logs.
-func afterFirst(web *crawltest.Web) []crawltest.Request {
-	var out []crawltest.Request
-	for _, h := range web.Hosts() {
-		if l := h.Log(); len(l) > 1 {
-			out = append(out, l[1:]...)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
-	return out
-}
-
-func maxOverlapAfterFirst(web *crawltest.Web) int {
-	reqs := afterFirst(web)
-	best := 0
-	for i, r := range reqs {
-		n := 0
-		for _, o := range reqs[:i+1] {
-			if o.End.After(r.Start) {
-				n++
-			}
-		}
-		best = max(best, n)
-	}
-	return best
-}
-
 // TestIPDelayExact: in fake time over the in-memory network, request
 // starts to one IP are ip_delay (plus the margin) apart across its hosts,
-// from each host's second request on (the first finds out the IP); hosts
-// on another IP are not held back by them.
+// from each host's first request on (its name is looked up before it);
+// hosts on another IP are not held back by them.
 func TestIPDelayExact(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pn := crawltest.NewPipeNet()
@@ -166,6 +138,7 @@ func TestIPDelayExact(t *testing.T) {
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.Workers = scope, 8
 		cfg.Fetch.DialContext = pn.Dial
+		cfg.Lookup = pn.Lookup
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
 		crawlToEnd(t, cfg)
@@ -178,14 +151,14 @@ func TestIPDelayExact(t *testing.T) {
 			if i == 3 {
 				// Alone on its IP: spaced by ip_delay (it binds a lone host
 				// too), never by the other IP's requests.
-				for j := 2; j < len(log); j++ {
+				for j := 1; j < len(log); j++ {
 					if gap := log[j].Start.Sub(log[j-1].Start); gap != 306*time.Millisecond {
 						t.Errorf("%s: gap %v, want 306ms", h.Name, gap)
 					}
 				}
 				continue
 			}
-			shared = append(shared, log[1:]...)
+			shared = append(shared, log...)
 		}
 		wantStartsApart(t, "192.0.2.1", shared, 306*time.Millisecond)
 	})
@@ -216,6 +189,7 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 		})
 		cfg := testConfig(seeds...)
 		cfg.Scope, cfg.Workers = scope, 8
+		cfg.Lookup = pn.Lookup
 		cfg.Fetch.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if strings.HasPrefix(addr, "s0.test:") {
 				time.Sleep(80 * time.Millisecond)
@@ -225,7 +199,7 @@ func TestIPDelayCountsFromTheWrite(t *testing.T) {
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
 		crawlToEnd(t, cfg)
-		shared := afterTheFirst(t, web, 5)
+		shared := allRequests(t, web, 5)
 		wantStartsApart(t, "192.0.2.1", shared, 306*time.Millisecond)
 	})
 }
@@ -242,9 +216,9 @@ func sharedIPHosts(web *crawltest.Web, pn *crawltest.PipeNet, pages func(i int) 
 	return seeds, scope
 }
 
-// afterTheFirst is every host's requests but its first (which finds out
-// the host's IP), after checking each host got want.
-func afterTheFirst(t *testing.T, web *crawltest.Web, want int) []crawltest.Request {
+// allRequests is every host's requests, after checking each host got
+// want.
+func allRequests(t *testing.T, web *crawltest.Web, want int) []crawltest.Request {
 	t.Helper()
 	var out []crawltest.Request
 	for _, h := range web.Hosts() {
@@ -252,7 +226,7 @@ func afterTheFirst(t *testing.T, web *crawltest.Web, want int) []crawltest.Reque
 		if len(log) != want {
 			t.Fatalf("%s: %d requests, want %d", h.Name, len(log), want)
 		}
-		out = append(out, log[1:]...)
+		out = append(out, log...)
 	}
 	return out
 }
@@ -337,6 +311,7 @@ func TestIPDelayAfterAStaleConnection(t *testing.T) {
 		cfg.Scope, cfg.Workers = scope, 8
 		var mu sync.Mutex
 		s0dials := 0
+		cfg.Lookup = pn.Lookup
 		cfg.Fetch.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if !strings.HasPrefix(addr, "s0.test:") {
 				return pn.Dial(ctx, network, addr)
@@ -357,7 +332,7 @@ func TestIPDelayAfterAStaleConnection(t *testing.T) {
 		cfg.DefaultDelay = 100 * time.Millisecond
 		cfg.IPDelay = 300 * time.Millisecond
 		crawlToEnd(t, cfg)
-		shared := afterTheFirst(t, web, 4)
+		shared := allRequests(t, web, 4)
 		if s0dials < 2 {
 			t.Fatalf("s0 connected %d times: the stale connection was never used", s0dials)
 		}

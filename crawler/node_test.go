@@ -440,6 +440,7 @@ func TestCutRobotsHopResumesItsOrigin(t *testing.T) {
 		node.holds["http://a.test/"] = true
 		cfg := testConfig()
 		cfg.Fetch.DialContext = pn.Dial
+		cfg.Lookup = pn.Lookup
 		c, db := nodeCrawl(t, node, cfg, "a.test", "b.test")
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)

@@ -104,7 +104,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
 		return c.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
-	c.front.Recovered(t.host)
+	c.front.Recovered(t.host, now)
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()

@@ -15,7 +15,7 @@ func (c *Crawler) liveStatus() (*status.Status, error) {
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
 		v := c.front.View(h.Host, now)
-		h.InFlight, h.NextRequest, h.IntervalS = v.InFlight, v.NextRequest, v.Interval.Seconds()
+		h.InFlight, h.NextRequest, h.IntervalS, h.DelayReason = v.InFlight, v.NextRequest, v.Interval.Seconds(), v.DelayReason
 		if v.IP != "" {
 			h.IP = v.IP
 		}

@@ -44,6 +44,7 @@ func TestExactSpacing(t *testing.T) {
 		cfg := testConfig("http://crawl.test/")
 		cfg.Scope = []string{"crawl.test", "rate.test", "plain.test", "busy.test", "down.test"}
 		cfg.Fetch.DialContext = pn.Dial
+		cfg.Lookup = pn.Lookup
 		cfg.DefaultDelay = 100 * time.Millisecond
 		crawlToEnd(t, cfg)
 

@@ -56,6 +56,9 @@ type task struct {
 	// useSite are the content-use statements of a page's robots.txt and
 	// tdmrep.json (see siteUse), read at dispatch.
 	useSite []contentuse.Statement
+	// addr is where the request connects: the address its host's IP
+	// group was made for (see frontier's address.go).
+	addr fetch.Address
 }
 
 // sentNote reports when a task's request went out.
@@ -84,8 +87,9 @@ type result struct {
 	// interrupted: CancelHosts cut the request short (the host went to
 	// another node); the URL stays queued.
 	interrupted bool
-	bodyLen     int    // the page body's length (the body itself is dropped by then)
-	ip          string // the IP the request's connection went to, if known
+	bodyLen     int           // the page body's length (the body itself is dropped by then)
+	ip          string        // the IP the request's connection went to, if known
+	ttfb        time.Duration // from the request's write to its answer's first byte; 0 if unknown
 	// archived is what the WARC writer did with the exchange, archiveErr
 	// why it could not (Config.Archive only).
 	archived   *archive.Written
@@ -161,7 +165,10 @@ func (p *pool) run(t task) (r result) {
 		}
 	}
 	ctx, trace := fetch.NewTrace(ctx, p.cfg.Now, notify)
-	defer func() { r.sent, r.ip = trace.Sent(), trace.IP() }()
+	defer func() { r.sent, r.ip, r.ttfb = trace.Sent(), trace.IP(), trace.TTFB() }()
+	if t.addr.Host != "" {
+		ctx = fetch.WithAddress(ctx, t.addr)
+	}
 	if t.kind == taskRobots {
 		rr := robotscache.Result{URL: t.origin + "/robots.txt", FinalURL: t.url}
 		if t.robots != nil {

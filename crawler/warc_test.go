@@ -325,6 +325,7 @@ func BenchmarkCrawlWARC(b *testing.B) {
 		}
 		cfg := testConfig(w.Host(names[0]).URL("/"))
 		cfg.Scope, cfg.DefaultDelay, cfg.Workers, cfg.Archive = scope, 0, 32, arc
+		cfg.LatencyFactor = 0 // the crawl's own speed, as BenchmarkCrawl
 		c, err := New(db, cfg)
 		if err != nil {
 			b.Fatal(err)

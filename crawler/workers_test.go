@@ -46,6 +46,7 @@ func TestWorkersBoundRequests(t *testing.T) {
 				cfg := testConfig("http://h0.test/")
 				cfg.Scope = scope
 				cfg.Fetch.DialContext = pn.Dial
+				cfg.Lookup = pn.Lookup
 				cfg.Workers = workers
 				cfg.DefaultDelay = 10 * time.Millisecond
 				cfg.ShutdownGrace = 5 * time.Second // in-flight requests finish: only waiting tasks could start late
@@ -116,6 +117,7 @@ func TestLoweredWorkersBoundRequests(t *testing.T) {
 		defer w.Close()
 		cfg := testConfig("http://h0.test/")
 		cfg.Scope, cfg.Fetch.DialContext, cfg.Workers, cfg.DefaultDelay = scope, pn.Dial, 8, 10*time.Millisecond
+		cfg.Lookup = pn.Lookup
 		db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
 		defer db.Close()
 		c, err := New(db, cfg)

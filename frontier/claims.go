@@ -21,6 +21,12 @@ type Claim struct {
 	// NotifySent: the host's IP group waits to learn when the request
 	// goes out (see Sent); report it as soon as it is written.
 	NotifySent bool
+	// IP is the address the request must connect to (its IP group's),
+	// and LookupErr why there is none: the host's name could not be
+	// looked up, and the request fails with it, unsent. Both empty when
+	// the Frontier does not look hosts up first (Options.ResolveFirst).
+	IP        string
+	LookupErr error
 }
 
 // Claim takes the slot of the host whose slot opens first, if it is open
@@ -33,7 +39,27 @@ func (f *Frontier[H]) Claim(now time.Time) (c Claim, wait time.Duration, ok bool
 	}
 	f.lastID++
 	f.claims[host] = &claim{id: f.lastID}
-	return Claim{Host: host, ID: f.lastID, NotifySent: f.sched.WantsSent(host)}, 0, true
+	ip, err := f.sched.Address(host)
+	return Claim{Host: host, ID: f.lastID, NotifySent: f.sched.WantsSent(host), IP: ip, LookupErr: err}, 0, true
+}
+
+// Lookups hands out up to n hosts whose names must be looked up, and the
+// answer given to Resolved, before their next request (see
+// Scheduler.Lookups).
+func (f *Frontier[H]) Lookups(n int) []string { return f.sched.Lookups(n) }
+
+// Resolved gives the answer of host's lookup: the address its requests
+// connect to until until (zero: for good), or why there is none.
+func (f *Frontier[H]) Resolved(host, ip string, err error, until, now time.Time) {
+	f.sched.Resolved(host, ip, err, until, now)
+}
+
+// Observe takes the time to first byte of claim id's response into its
+// host's adaptive delay. A report for an ended claim is ignored.
+func (f *Frontier[H]) Observe(host string, id uint64, ttfb time.Duration, now time.Time) {
+	if f.open(host, id) {
+		f.sched.Observe(host, ttfb, now)
+	}
 }
 
 // TakeWaited returns how long hosts with work waited for their slot since
@@ -210,8 +236,8 @@ func (f *Frontier[H]) Fail(host, why string, retryAfter time.Duration, now time.
 	return f.sched.Fail(host, why, retryAfter, now)
 }
 
-// Recovered ends host's run of failures.
-func (f *Frontier[H]) Recovered(host string) { f.sched.Recovered(host) }
+// Recovered ends host's run of failures (see Scheduler.Recovered).
+func (f *Frontier[H]) Recovered(host string, now time.Time) { f.sched.Recovered(host, now) }
 
 // ApplyRobots sets host's spacing from its robots.txt for agent.
 func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, now time.Time) {
@@ -221,7 +247,8 @@ func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, n
 		ri = rate.Interval()
 	}
 	f.meet(host, now)
-	f.sched.SetInterval(host, f.delays.interval(cd, ri), now)
+	d, why := f.delays.interval(cd, ri)
+	f.sched.SetIntervalWhy(host, d, why, now)
 }
 
 // SetDelays changes the delay policy (a configuration reload): each
@@ -229,11 +256,13 @@ func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, n
 // has (nil: none).
 func (f *Frontier[H]) SetDelays(d DelayPolicy, rules func(host string) *robots.Robots, agent string, now time.Time) {
 	f.delays = d
+	f.sched.SetAdaptive(d.adaptive(), now)
 	for host := range f.work {
 		if r := rules(host); r != nil {
 			f.ApplyRobots(host, r, agent, now)
 		} else {
-			f.sched.SetInterval(host, d.interval(0, 0), now)
+			iv, why := d.interval(0, 0)
+			f.sched.SetIntervalWhy(host, iv, why, now)
 		}
 	}
 }
@@ -298,3 +327,6 @@ func (f *Frontier[H]) DoneSitemap(host, url string, now time.Time) {
 		f.setWork(host, now)
 	}
 }
+
+// LookupsWaiting is how many hosts wait for Lookups to hand them out.
+func (f *Frontier[H]) LookupsWaiting() int { return f.sched.LookupsWaiting() }

@@ -14,7 +14,14 @@
 //     same call. A claim's id tells a late report from a current one.
 //     model_test.go checks its invariants against an in-memory model.
 //   - Delay: the pure spacing formula (default, Crawl-delay, Request-rate,
-//     cap).
+//     cap), the floor of a host's delay; Spacing raises it by the
+//     adaptive terms (Adaptive: latency factor × smoothed time to first
+//     byte, doubled per error and halved per success; adaptive.go), and
+//     DelayReason says which one is in force.
+//   - Lookups and Resolved (address.go): with Options.ResolveFirst no host
+//     is claimed before its name is looked up, so it is in its IP group,
+//     and its request pinned to that address (Claim.IP), from its first
+//     request.
 //   - Host: everything kept in memory about one authority, in one place:
 //     its queue counts, cursor and a short in-memory head of the URLs
 //     after it; its politeness slot (a golang.org/x/time/rate limiter

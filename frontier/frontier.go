@@ -52,8 +52,17 @@ type Verdicts interface {
 }
 
 // DelayPolicy turns what robots.txt says into a host's spacing (see
-// Delay): Default when it says nothing, never more than Max.
-type DelayPolicy struct{ Default, Max time.Duration }
+// Delay): Default when it says nothing, never more than Max; and raises it
+// by what the server shows of itself (see Adaptive; its Max is this Max).
+type DelayPolicy struct {
+	Default, Max  time.Duration
+	LatencyFactor float64 // Adaptive.LatencyFactor; 0: off
+	ErrorBackoff  bool    // Adaptive.ErrorBackoff
+}
+
+func (p DelayPolicy) adaptive() Adaptive {
+	return Adaptive{LatencyFactor: p.LatencyFactor, ErrorBackoff: p.ErrorBackoff, Max: p.Max}
+}
 
 // Options configure a Frontier.
 type Options struct {
@@ -63,9 +72,13 @@ type Options struct {
 	IPMaxInFlight int
 	IPDelay       time.Duration
 	Backoff       Backoff
-	Recrawl       time.Duration // how long after a fetch a page is checked again; 0: never
-	Robots        Verdicts      // nil: nothing is refused for robots.txt at admission
-	Sitemaps      SitemapPolicy
+	// ResolveFirst: no host is claimed before its name is looked up
+	// (Lookups, Resolved), so its IP group's limits hold from its first
+	// request.
+	ResolveFirst bool
+	Recrawl      time.Duration // how long after a fetch a page is checked again; 0: never
+	Robots       Verdicts      // nil: nothing is refused for robots.txt at admission
+	Sitemaps     SitemapPolicy
 	// Divert, if set, takes every URL in scope that the crawl discovers
 	// instead of admitting it here (a cluster node: the URL goes to the
 	// node that owns its host, which admits it with Admit).
@@ -108,6 +121,8 @@ func New[H any](o Options) *Frontier[H] {
 		recrawl: o.Recrawl,
 	}
 	f.sched.SetBackoff(o.Backoff)
+	f.sched.SetAdaptive(o.Delays.adaptive(), time.Time{})
+	f.sched.SetResolveFirst(o.ResolveFirst)
 	f.sched.SetIPLimits(o.IPMaxInFlight, o.IPDelay, time.Time{})
 	return f
 }
@@ -166,13 +181,14 @@ func (f *Frontier[H]) meet(name string, now time.Time) *extraWork[H] {
 	if w == nil {
 		w = &extraWork[H]{}
 		f.work[name] = w
-		f.sched.SetInterval(name, f.delays.interval(0, 0), now)
+		d, why := f.delays.interval(0, 0)
+		f.sched.SetIntervalWhy(name, d, why, now)
 	}
 	return w
 }
 
-func (p DelayPolicy) interval(crawlDelay, rateInterval time.Duration) time.Duration {
-	return Delay(p.Default, p.Max, crawlDelay, rateInterval)
+func (p DelayPolicy) interval(crawlDelay, rateInterval time.Duration) (time.Duration, string) {
+	return DelayWhy(p.Default, p.Max, crawlDelay, rateInterval)
 }
 
 // Meet makes host known to the crawl (spaced by the default delay) if it
@@ -347,14 +363,20 @@ func (f *Frontier[H]) HasWork(host string) bool {
 // HostView is what status shows of one host's slot.
 type HostView struct {
 	InFlight    bool
-	NextRequest time.Time // when its slot opens, if it has work and nothing in flight
-	Interval    time.Duration
+	NextRequest time.Time     // when its slot opens, if it has work and nothing in flight
+	Interval    time.Duration // the delay in force between its request starts
+	// DelayReason says why its next request waits what it waits: the
+	// reason of Interval (default_delay, robots.txt Crawl-delay or
+	// Request-rate, max_delay, latency, error backoff), or Retry-After or
+	// backoff while a hold keeps it closed longer.
+	DelayReason string
 	IP          string // its IP group, "" if not known
 }
 
 // View returns host's slot as status shows it.
 func (f *Frontier[H]) View(host string, now time.Time) HostView {
-	v := HostView{InFlight: f.sched.InFlight(host), Interval: f.sched.Interval(host), IP: f.sched.Group(host)}
+	d, _ := f.sched.Delay(host)
+	v := HostView{InFlight: f.sched.InFlight(host), Interval: d, DelayReason: f.sched.DelayReason(host, now), IP: f.sched.Group(host)}
 	if !v.InFlight && f.HasWork(host) {
 		v.NextRequest = f.sched.OpenAt(host, now)
 	}

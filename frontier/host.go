@@ -42,16 +42,22 @@ type Host struct {
 	lastError string // why it last backed off
 
 	// Politeness slot.
-	lim       *rate.Limiter
-	interval  time.Duration
-	hold      time.Time
-	inFlight  bool
-	res       *rate.Reservation // the token taken by Next, returned by Cancel
-	last      time.Time         // start of the last request
-	prevLast  time.Time         // last before the current claim, for Cancel
-	openAt    time.Time         // when its slot opens; heap key
-	wantSince time.Time         // when it last became ready to go (for wait accounting)
-	index     int               // in ready, -1 if absent
+	lim        *rate.Limiter // spaces its requests by spacing
+	interval   time.Duration // the floor: what robots.txt and the configuration ask
+	floorWhy   string        // why the floor is what it is (a Why constant)
+	spacing    time.Duration // the delay in force: the floor raised by the adaptive terms
+	spacingWhy string
+	ad         adaptive // what the adaptive delay keeps of it
+	hold       time.Time
+	holdWhy    string  // why it is held (WhyRetryAfter, WhyBackoff), "" otherwise
+	addr       address // its looked-up address (see address.go)
+	inFlight   bool
+	res        *rate.Reservation // the token taken by Next, returned by Cancel
+	last       time.Time         // start of the last request
+	prevLast   time.Time         // last before the current claim, for Cancel
+	openAt     time.Time         // when its slot opens; heap key
+	wantSince  time.Time         // when it last became ready to go (for wait accounting)
+	index      int               // in ready, -1 if absent
 
 	group         *ipGroup          // the IP its requests connect to; nil until known
 	flightGroup   *ipGroup          // the group the request in flight counts against
@@ -298,15 +304,28 @@ func (s *Scheduler) Fail(host, why string, retryAfter time.Duration, now time.Ti
 	if b.Jitter != nil {
 		d = b.Jitter(d)
 	}
-	until := now.Add(max(d, min(retryAfter, b.MaxHold)))
+	ra := min(retryAfter, b.MaxHold)
+	until := now.Add(max(d, ra))
+	h.ad.failed(h.spacing, s.adaptive)
+	s.respace(h, now)
+	if until.After(h.hold) {
+		h.holdWhy = WhyBackoff
+		if ra > d {
+			h.holdWhy = WhyRetryAfter
+		}
+	}
 	s.Hold(host, until, now)
 	return until
 }
 
-// Recovered ends host's run of failures (a request succeeded).
-func (s *Scheduler) Recovered(host string) {
+// Recovered ends host's run of failures (a request succeeded), and halves
+// what the error backoff adds to its delay (see Adaptive).
+func (s *Scheduler) Recovered(host string, now time.Time) {
 	h := s.slot(host)
 	h.failures, h.lastError = 0, ""
+	base, _ := Spacing(h.interval, h.floorWhy, adaptive{ttfb: h.ad.ttfb}, s.adaptive)
+	h.ad.succeeded(base)
+	s.respace(h, now)
 }
 
 // Record is the part of host's state that must survive a restart.

@@ -141,7 +141,7 @@ func TestHost(t *testing.T) {
 				case o.fail != "":
 					s.Fail("h", o.fail, 0, now)
 				case o.recover:
-					s.Recovered("h")
+					s.Recovered("h", now)
 				case o.hasOther:
 					s.SetWork("h", true, now)
 				}

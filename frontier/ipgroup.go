@@ -10,8 +10,10 @@ import (
 // host name alone can still flatten it. Hosts whose connections went to the
 // same IP form a group, and the Scheduler limits each group as a whole: at
 // most maxInFlight requests at once, and request starts at least delay
-// apart across all its hosts. A host joins its group once a request to it
-// has connected (SetGroup); before that it is limited per host only.
+// apart across all its hosts. A host joins its group when its name is
+// looked up (Resolved, with SetResolveFirst: before its first request) and
+// again with the address each request really connected to (SetGroup);
+// without a group it is limited per host only.
 //
 // Spacing counts from when a request was written, not from its claim: a
 // request that connects first (or waits for a worker) goes out later than

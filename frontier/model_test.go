@@ -361,7 +361,7 @@ func (m *model) finish(h int, fail bool) string {
 			mh.hold = until
 			err = m.f.Retry(tx, host, c.seq, c.url)
 		} else {
-			m.f.Recovered(host)
+			m.f.Recovered(host, m.now)
 			mh.failures = 0
 			err = m.f.Finish(tx, host, c.seq)
 		}

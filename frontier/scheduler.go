@@ -21,6 +21,10 @@ type Scheduler struct {
 	doneGen  uint64  // the last batch of the state file known committed
 	awaiting []*Host // hosts whose next URLs wait for a batch to commit
 	backoff  Backoff
+	adaptive Adaptive
+
+	resolveFirst bool    // no claim without a looked-up address (see address.go)
+	lookups      []*Host // hosts waiting for their name to be looked up
 }
 
 // NewScheduler returns an empty schedule.
@@ -76,21 +80,71 @@ func limitFor(d time.Duration) rate.Limit {
 	return rate.Every(d + Margin(d))
 }
 
-// SetInterval sets a host's spacing between request starts, effective for
-// the next request: it comes no sooner than d after the last one started,
-// whatever the spacing was before (the limiter is rebuilt from the last
-// start rather than carrying tokens earned at the old rate).
+// SetInterval sets a host's floor spacing between request starts (see
+// SetIntervalWhy), for the default delay.
 func (s *Scheduler) SetInterval(host string, d time.Duration, now time.Time) {
+	s.SetIntervalWhy(host, d, WhyDefault, now)
+}
+
+// SetIntervalWhy sets a host's floor spacing between request starts, what
+// robots.txt and the configuration ask (why says which), effective for the
+// next request: it comes no sooner than its delay (the floor raised by the
+// adaptive terms, see Adaptive) after the last one started, whatever the
+// spacing was before (the limiter is rebuilt from the last start rather
+// than carrying tokens earned at the old rate).
+func (s *Scheduler) SetIntervalWhy(host string, d time.Duration, why string, now time.Time) {
 	h := s.slot(host)
-	if d == h.interval {
+	h.interval, h.floorWhy = d, why
+	s.respace(h, now)
+}
+
+// respace computes h's delay in force again and, if it changed, rebuilds
+// its limiter from its last start.
+func (s *Scheduler) respace(h *Host, now time.Time) {
+	d, why := Spacing(h.interval, h.floorWhy, h.ad, s.adaptive)
+	h.spacingWhy = why
+	if d == h.spacing && h.lim.Limit() == limitFor(d) {
 		return
 	}
-	h.interval = d
-	h.lim = rate.NewLimiter(limitFor(d), 1)
+	h.spacing = d
+	h.rebuildLimiter()
+	s.update(h, now)
+}
+
+// rebuildLimiter makes h's limiter for its delay in force, its last start
+// counted.
+func (h *Host) rebuildLimiter() {
+	h.lim = rate.NewLimiter(limitFor(h.spacing), 1)
 	if !h.last.IsZero() {
 		h.lim.AllowN(h.last, 1)
 	}
-	s.update(h, now)
+}
+
+// SetAdaptive sets the adaptive delay's policy; every host's delay is
+// computed again.
+func (s *Scheduler) SetAdaptive(p Adaptive, now time.Time) {
+	s.adaptive = p
+	for _, h := range s.hosts {
+		s.respace(h, now)
+	}
+}
+
+// Observe takes a response's time to first byte into host's smoothed one
+// (the adaptive delay's latency term).
+func (s *Scheduler) Observe(host string, ttfb time.Duration, now time.Time) {
+	h := s.slot(host)
+	h.ad.observe(ttfb)
+	s.respace(h, now)
+}
+
+// Delay is host's delay in force (its floor raised by the adaptive terms)
+// and why, one of the Why constants.
+func (s *Scheduler) Delay(host string) (time.Duration, string) {
+	h := s.hosts[host]
+	if h == nil {
+		return 0, WhyDefault
+	}
+	return h.spacing, h.spacingWhy
 }
 
 // TakeWaited returns how long hosts with work waited for their politeness
@@ -102,7 +156,8 @@ func (s *Scheduler) TakeWaited() time.Duration {
 	return w
 }
 
-// Interval returns a host's current spacing.
+// Interval returns a host's floor spacing: what robots.txt and the
+// configuration ask (see Delay for the one in force).
 func (s *Scheduler) Interval(host string) time.Duration {
 	if h := s.hosts[host]; h != nil {
 		return h.interval
@@ -116,10 +171,8 @@ func (s *Scheduler) Interval(host string) time.Duration {
 func (s *Scheduler) Restore(host string, last time.Time, interval time.Duration) {
 	h := s.slot(host)
 	h.interval, h.last = interval, last
-	h.lim = rate.NewLimiter(limitFor(interval), 1)
-	if !last.IsZero() {
-		h.lim.AllowN(last, 1)
-	}
+	h.spacing, h.spacingWhy = Spacing(h.interval, h.floorWhy, h.ad, s.adaptive)
+	h.rebuildLimiter()
 }
 
 // Hold keeps a host's slot closed until t (Retry-After, backoff).
@@ -161,6 +214,10 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 		if h.openAt.After(now) {
 			return "", h.openAt.Sub(now), false
 		}
+		if s.wantsLookup(h, now) {
+			s.askLookup(h)
+			continue
+		}
 		if !s.groupBlocks(h, now) {
 			break
 		}
@@ -179,6 +236,7 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 	}
 	h.inFlight, h.res = true, r
 	h.prevLast, h.last = h.last, now
+	h.spendAddress()
 	s.claimGroup(h, now)
 	return h.name, 0, true
 }
@@ -220,8 +278,7 @@ func (s *Scheduler) Started(host string, t time.Time) {
 		return
 	}
 	h.last = t
-	h.lim = rate.NewLimiter(limitFor(h.interval), 1)
-	h.lim.AllowN(t, 1)
+	h.rebuildLimiter()
 	s.startedGroup(h, t)
 }
 
@@ -277,7 +334,8 @@ func (h *Host) nextOpen(now time.Time) time.Time {
 
 // update puts the host in, out of, or back into place in the ready heap.
 func (s *Scheduler) update(h *Host, now time.Time) {
-	want := h.hasWork(s.doneGen) && !h.inFlight && !h.parked
+	want := h.hasWork(s.doneGen) && !h.inFlight && !h.parked &&
+		h.addr.state != lookupWanted && h.addr.state != lookupPending
 	switch {
 	case !want && h.index >= 0:
 		heap.Remove(&s.ready, h.index)

@@ -185,7 +185,7 @@ func (f *Frontier[H]) RecordSitemap(tx *storage.Tx, s SitemapFetch, now time.Tim
 		rec.State, rec.Error = SitemapFailed, fmt.Sprintf("%s (gave up after %d attempts)", why, rec.Attempts)
 		return out, f.SettleSitemap(tx, s.Host, s.URL, rec.State, rec.Error, now)
 	}
-	f.Recovered(s.Host)
+	f.Recovered(s.Host, now)
 	f.DoneSitemap(s.Host, s.URL, now)
 	rec.FetchedAt, rec.Attempts = s.Started.UTC(), rec.Attempts+1
 	switch {

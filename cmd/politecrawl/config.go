@@ -61,6 +61,8 @@ type Config struct {
 		AllowFast        bool          `mapstructure:"allow_fast"`
 		IPMaxInFlight    int           `mapstructure:"ip_max_in_flight"`
 		IPDelay          time.Duration `mapstructure:"ip_delay"`
+		LatencyFactor    float64       `mapstructure:"latency_factor"`
+		ErrorBackoff     bool          `mapstructure:"error_backoff"`
 	} `mapstructure:"politeness"`
 	Sitemaps              bool `mapstructure:"sitemaps"`
 	SitemapFetchesPerHost int  `mapstructure:"sitemap_fetches_per_host"`
@@ -71,6 +73,7 @@ type Config struct {
 		Timeout        time.Duration `mapstructure:"timeout"`
 		MaxBody        int64         `mapstructure:"max_body"`
 		IdleConns      int           `mapstructure:"idle_connections"`
+		DNSTTL         time.Duration `mapstructure:"dns_ttl"`
 	} `mapstructure:"network"`
 	Limits struct {
 		MaxLinksPerPage int `mapstructure:"max_links_per_page"`
@@ -127,6 +130,8 @@ var defaults = map[string]any{
 	"politeness.allow_fast":         false,
 	"politeness.ip_max_in_flight":   4,
 	"politeness.ip_delay":           "0s",
+	"politeness.latency_factor":     10.0,
+	"politeness.error_backoff":      true,
 	"limits.max_links_per_page":     10000,
 	"sitemaps":                      false,
 	"sitemap_fetches_per_host":      100,
@@ -136,6 +141,7 @@ var defaults = map[string]any{
 	"network.timeout":               "60s",
 	"network.max_body":              10 << 20,
 	"network.idle_connections":      fetch.DefaultIdleConns,
+	"network.dns_ttl":               "1m",
 	"storage.store_bodies":          true,
 	"log.level":                     "info",
 	"log.format":                    "text",
@@ -191,6 +197,10 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 	}
 	return &c, nil
 }
+
+// maxLatencyFactor bounds politeness.latency_factor: past it, a server
+// answering in 60 ms is already at max_delay's default.
+const maxLatencyFactor = 1000
 
 // minDelay is the politeness floor: a default_delay below it is refused
 // unless politeness.allow_fast says the operator means it.
@@ -316,6 +326,9 @@ func (c *Config) problems() []error {
 	if c.Politeness.DefaultDelay < minDelay && !c.Politeness.AllowFast {
 		bad("politeness.default_delay", "%v is below the %v floor; set politeness.allow_fast: true if you run the sites you crawl", c.Politeness.DefaultDelay, minDelay)
 	}
+	if f := c.Politeness.LatencyFactor; !(f >= 0 && f <= maxLatencyFactor) {
+		bad("politeness.latency_factor", "%v must be 0 (off) or a factor up to %d", f, maxLatencyFactor)
+	}
 	if c.Limits.MaxLinksPerPage < 1 {
 		bad("limits.max_links_per_page", "%d must be at least 1", c.Limits.MaxLinksPerPage)
 	}
@@ -371,7 +384,7 @@ func (c *Config) boundsProblems(bad func(key, format string, args ...any)) {
 		"politeness.backoff_base": c.Politeness.BackoffBase, "politeness.backoff_max": c.Politeness.BackoffMax,
 		"politeness.max_retry_after": c.Politeness.MaxRetryAfter, "politeness.robots_retry_delay": c.Politeness.RobotsRetryDelay,
 		"network.connect_timeout": c.Network.ConnectTimeout, "network.header_timeout": c.Network.HeaderTimeout,
-		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout,
+		"network.timeout": c.Network.Timeout, "daemon.shutdown_timeout": c.Daemon.ShutdownTimeout, "network.dns_ttl": c.Network.DNSTTL,
 		"daemon.recrawl_interval": c.Daemon.RecrawlInterval, "politeness.ip_delay": c.Politeness.IPDelay} {
 		if d < 0 {
 			bad(key, "%v must not be negative", d)
@@ -399,6 +412,9 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		IPMaxInFlight:      c.Politeness.IPMaxInFlight,
 		IPDelay:            c.Politeness.IPDelay,
 		MaxDelay:           c.Politeness.MaxDelay,
+		LatencyFactor:      c.Politeness.LatencyFactor,
+		ErrorBackoff:       c.Politeness.ErrorBackoff,
+		DNSTTL:             c.Network.DNSTTL,
 		Sitemaps:           c.Sitemaps,
 		MaxSitemapsPerHost: c.SitemapFetchesPerHost,
 		Fetch: fetch.Options{UserAgent: c.Agent.UserAgent, From: c.Agent.From,

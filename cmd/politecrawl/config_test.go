@@ -71,6 +71,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"workers: 0\n", "workers"},
 		{"politeness:\n  default_delay: -1s\n", "politeness.default_delay"},
 		{"politeness:\n  default_delay: 10s\n  max_delay: 5s\n", "politeness.max_delay"},
+		{"politeness:\n  latency_factor: -1\n", "politeness.latency_factor: -1 must be 0 (off)"},
+		{"politeness:\n  latency_factor: 5000\n", "politeness.latency_factor"},
+		{"politeness:\n  error_backoff: maybe\n", "error_backoff"},
 		{"politness:\n  default_delay: 1s\n", "unknown key(s) politness"},
 		// Misspelt keys in two sections: both named, with their sections, in one line.
 		{"daemon_x: 1\ncluster:\n  name: x\n  bogus: 1\n", "cluster.bogus"},

@@ -118,8 +118,12 @@ func printStatus(w io.Writer, st *status.Status) {
 		if ip == "" {
 			ip = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%v\t%s\t%s\t%s\n", h.Host, ip, h.Queued, h.Robots,
-			time.Duration(h.IntervalS*float64(time.Second)).Round(time.Millisecond), nextRequest(h), stamp(h.LastRequest), h.LastError)
+		delay := time.Duration(h.IntervalS * float64(time.Second)).Round(time.Millisecond).String()
+		if h.DelayReason != "" {
+			delay += " (" + h.DelayReason + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", h.Host, ip, h.Queued, h.Robots,
+			delay, nextRequest(h), stamp(h.LastRequest), h.LastError)
 	}
 	tw.Flush()
 	printIPGroups(w, st)

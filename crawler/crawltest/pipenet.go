@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 )
 
@@ -13,14 +14,39 @@ import (
 // clock advances only when the whole crawl waits: timing tests then see
 // exact, load-independent gaps.
 type PipeNet struct {
-	mu  sync.Mutex
-	ls  map[string]*pipeListener
-	ips map[string]net.IP
+	mu    sync.Mutex
+	ls    map[string]*pipeListener
+	ips   map[string]net.IP
+	names map[string]netip.Addr // addresses Lookup made up for hosts without SetIP
 }
 
 // NewPipeNet returns an empty network.
 func NewPipeNet() *PipeNet {
-	return &PipeNet{ls: map[string]*pipeListener{}, ips: map[string]net.IP{}}
+	return &PipeNet{ls: map[string]*pipeListener{}, ips: map[string]net.IP{}, names: map[string]netip.Addr{}}
+}
+
+// Lookup is the network's name service, a crawler.Config.Lookup: a host's
+// address is the one SetIP gave it, else one of its own in 198.18.0.0/15
+// (the benchmarking range), made up the first time it is asked. Unknown
+// hosts are not found.
+func (n *PipeNet) Lookup(_ context.Context, host string) ([]netip.Addr, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	addr := host + ":80"
+	if ip := n.ips[addr]; ip != nil {
+		a, _ := netip.AddrFromSlice(ip)
+		return []netip.Addr{a.Unmap()}, nil
+	}
+	if n.ls[addr] == nil {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	a, ok := n.names[host]
+	if !ok {
+		i := len(n.names) + 1
+		a = netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)})
+		n.names[host] = a
+	}
+	return []netip.Addr{a}, nil
 }
 
 // SetIP makes connections to host (as given to AddPipeHost) report ip as

@@ -62,6 +62,7 @@ type Host struct {
 	log       []Request
 	inFlight  int
 	maxFlight int
+	load      *load // nil: each page's Delay
 }
 
 // Web is a set of hosts that link to each other.
@@ -151,6 +152,13 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h.served[key]++
 	n := h.served[key]
+	var delay time.Duration
+	if p != nil {
+		delay = p.Delay
+	}
+	if h.load != nil {
+		delay = h.load.delay(h.log[:i], start)
+	}
 	h.mu.Unlock()
 	rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	w = rw
@@ -165,8 +173,8 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if p.Delay > 0 {
-		time.Sleep(p.Delay)
+	if delay > 0 {
+		time.Sleep(delay)
 	}
 	if n <= p.FailTimes {
 		for k, v := range p.FailHeader {

@@ -43,7 +43,8 @@ type Options struct {
 	IdleConns    int
 	AllowPrivate bool // permit loopback and private addresses
 	// DialContext, if set, replaces the dialer, and with it the private
-	// address guard. For tests over an in-memory network (crawltest.PipeNet).
+	// address guard and the pinned addresses (it is given the name; see
+	// WithAddress). For tests over an in-memory network (crawltest.PipeNet).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Now is the clock for Started and Duration (nil: time.Now).
 	Now func() time.Time
@@ -98,6 +99,10 @@ func New(opts Options) *Fetcher {
 		base = opts.DialContext
 	}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		addr, err := pinned(ctx, network, addr, opts.DialContext != nil)
+		if err != nil {
+			return nil, err
+		}
 		c, err := base(ctx, network, addr)
 		if err != nil {
 			return nil, err

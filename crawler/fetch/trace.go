@@ -19,6 +19,7 @@ type Trace struct {
 	now      func() time.Time
 	notify   func(time.Time) // nil: nobody waits to hear when it went out
 	sent     atomic.Int64    // WroteRequest, Unix ns
+	first    atomic.Int64    // GotFirstResponseByte, Unix ns
 	ip       atomic.Pointer[string]
 	mark     atomic.Pointer[SentMark]
 	notified atomic.Bool // one note per request, whatever the connections
@@ -63,6 +64,7 @@ func (t *Trace) gotConn(info httptrace.GotConnInfo) {
 }
 
 func (t *Trace) gotFirstByte() {
+	t.first.CompareAndSwap(0, t.now().UnixNano())
 	if m := t.mark.Load(); m != nil && !m.Time().IsZero() {
 		t.note(m.Time())
 	}
@@ -83,6 +85,16 @@ func (t *Trace) Sent() time.Time {
 		sent = m.Time()
 	}
 	return sent
+}
+
+// TTFB is the request's time to first byte: from when it was written
+// (Sent) to the first byte of the answer; 0 if either is unknown.
+func (t *Trace) TTFB() time.Duration {
+	ns, sent := t.first.Load(), t.Sent()
+	if ns == 0 || sent.IsZero() {
+		return 0
+	}
+	return max(time.Unix(0, ns).Sub(sent), 0)
 }
 
 // IP is the address the request's connection went to, "" if none.

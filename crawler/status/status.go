@@ -33,11 +33,15 @@ type Status struct {
 
 // Host is one host's part of a Status.
 type Host struct {
-	Host        string    `json:"host"`
-	Queued      int       `json:"queued"`
-	Robots      string    `json:"robots"` // outcome per origin
-	RobotsAgeS  float64   `json:"robots_age_s,omitempty"`
-	IntervalS   float64   `json:"interval_s"`
+	Host       string  `json:"host"`
+	Queued     int     `json:"queued"`
+	Robots     string  `json:"robots"` // outcome per origin
+	RobotsAgeS float64 `json:"robots_age_s,omitempty"`
+	IntervalS  float64 `json:"interval_s"`
+	// DelayReason (live only) says why the host waits what it waits:
+	// default_delay, robots.txt Crawl-delay or Request-rate, max_delay,
+	// latency, error backoff, Retry-After or backoff (frontier.HostView).
+	DelayReason string    `json:"delay_reason,omitempty"`
 	NextRequest time.Time `json:"next_request,omitzero"` // live only: when its slot opens
 	InFlight    bool      `json:"in_flight,omitempty"`
 	LastRequest time.Time `json:"last_request,omitzero"`

@@ -1,0 +1,62 @@
+package fetch
+
+import (
+	"context"
+	"net"
+	"strings"
+)
+
+// A crawl looks a host's name up before its first request, to know which
+// server (IP group) the request will reach and hold it to that server's
+// limits. The request must then reach exactly that address: a second
+// lookup, inside the dialer, could answer with another one (round-robin
+// DNS, a CDN). WithAddress pins it: the Fetcher's dialer connects to the
+// address given instead of looking the name up again. TLS and the Host
+// header still use the name in the URL.
+
+// Address is where requests to one host are to connect: IP, or, when the
+// lookup failed, Err, which such a request fails with before connecting.
+type Address struct {
+	Host string // the host name (a port, if any, is ignored)
+	IP   string
+	Err  error
+}
+
+type addressKey struct{}
+
+// WithAddress returns ctx with a pinned address for requests to a.Host
+// (see Address). Connections to other hosts are not affected. A custom
+// Options.DialContext is given the address as the request named it (it
+// replaces the dialer and its lookup: a test network routes by name), but
+// a.Err is returned all the same.
+func WithAddress(ctx context.Context, a Address) context.Context {
+	return context.WithValue(ctx, addressKey{}, a)
+}
+
+// pinned returns the address to dial for addr (host:port) under ctx: the
+// pinned IP with addr's port, or addr itself when nothing is pinned for
+// its host; err is the pinned lookup error, if any.
+func pinned(ctx context.Context, network, addr string, custom bool) (string, error) {
+	a, ok := ctx.Value(addressKey{}).(Address)
+	if !ok {
+		return addr, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || !strings.EqualFold(host, hostname(a.Host)) {
+		return addr, nil
+	}
+	if a.Err != nil {
+		return "", &net.OpError{Op: "dial", Net: network, Err: a.Err}
+	}
+	if a.IP == "" || custom {
+		return addr, nil
+	}
+	return net.JoinHostPort(a.IP, port), nil
+}
+
+func hostname(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+}

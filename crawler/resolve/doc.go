@@ -1,0 +1,25 @@
+// Package resolve looks up the addresses of the crawl's hosts before their
+// first request, off the crawl's coordinator: a few goroutines take host
+// names (Ask) and hand back one address each (Answers), which the frontier
+// keeps as the host's IP group and its requests connect to.
+//
+// # Why not a DNS client of its own
+//
+// Go's resolver does not tell a lookup's TTL. Rather than speak DNS itself
+// (and lose /etc/hosts, nsswitch, search domains and the system's cache),
+// a Resolver asks the system and uses the answer for Options.TTL (one
+// minute by default), then asks again: the system resolver (systemd-resolved,
+// nscd, the operating system's cache) honours the record's own TTL, so an
+// answer is at most TTL older than the DNS says it may be, and asking
+// again costs a cache hit. An IP address in the host name needs no lookup
+// and never expires.
+//
+// # Caveats
+//
+// Each lookup has a timeout (Options.Timeout), so a name server that does
+// not answer holds one of the Resolver's goroutines for that long, never
+// a crawl worker nor the other hosts' lookups. A name with several
+// addresses is answered with the first one the system lists (Go sorts
+// them by RFC 6724, reachable families first); the host's requests all go
+// there until the answer expires.
+package resolve

@@ -1,0 +1,155 @@
+package frontier
+
+import (
+	"testing"
+	"time"
+)
+
+const ms = time.Millisecond
+
+func TestDelayWhy(t *testing.T) {
+	s := time.Second
+	for i, c := range []struct {
+		def, max, crawl, rate, want time.Duration
+		why                         string
+	}{
+		{1 * s, 60 * s, 0, 0, 1 * s, WhyDefault},
+		{1 * s, 60 * s, 5 * s, 0, 5 * s, WhyCrawlDelay},
+		{1 * s, 60 * s, 500 * ms, 0, 1 * s, WhyDefault},
+		{1 * s, 60 * s, 2 * s, 10 * s, 10 * s, WhyRequestRate},
+		{1 * s, 60 * s, 120 * s, 0, 60 * s, WhyMaxDelay},
+		{0, 0, 0, 0, 0, WhyDefault},
+	} {
+		if got, why := DelayWhy(c.def, c.max, c.crawl, c.rate); got != c.want || why != c.why {
+			t.Errorf("step %d: DelayWhy(%v, %v, %v, %v) = %v, %q, want %v, %q", i, c.def, c.max, c.crawl, c.rate, got, why, c.want, c.why)
+		}
+	}
+}
+
+// TestSpacing: the delay in force is the floor raised by latency ×
+// smoothed TTFB and by the error delay, each capped, never below the
+// floor (not even when the floor is above the cap: robots.txt's own
+// Crawl-delay, already capped by max_delay, stands).
+func TestSpacing(t *testing.T) {
+	on := Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 5 * time.Second}
+	sec := time.Second
+	for i, c := range []struct {
+		floor    time.Duration
+		floorWhy string
+		a        adaptive
+		p        Adaptive
+		want     time.Duration
+		why      string
+	}{
+		{sec, WhyDefault, adaptive{}, on, sec, WhyDefault},                                                     // no sample yet
+		{sec, WhyDefault, adaptive{ttfb: 50 * ms}, on, sec, WhyDefault},                                        // 500ms < floor
+		{sec, WhyDefault, adaptive{ttfb: 300 * ms}, on, 3 * sec, WhyLatency},                                   // 10 × 300ms
+		{sec, WhyDefault, adaptive{ttfb: 2 * sec}, on, 5 * sec, WhyLatency},                                    // capped
+		{sec, WhyDefault, adaptive{ttfb: 300 * ms, errDelay: 4 * sec}, on, 4 * sec, WhyErrorBackoff},           // errors above latency
+		{sec, WhyDefault, adaptive{errDelay: time.Minute}, on, 5 * sec, WhyErrorBackoff},                       // capped
+		{8 * sec, WhyCrawlDelay, adaptive{ttfb: 2 * sec}, on, 8 * sec, WhyCrawlDelay},                          // never below the floor
+		{sec, WhyRequestRate, adaptive{ttfb: 300 * ms, errDelay: 4 * sec}, Adaptive{}, sec, WhyRequestRate},    // off
+		{100 * ms, WhyDefault, adaptive{ttfb: 10 * sec}, Adaptive{LatencyFactor: 10}, AdaptiveMax, WhyLatency}, // no Max: AdaptiveMax
+	} {
+		got, why := Spacing(c.floor, c.floorWhy, c.a, c.p)
+		if got != c.want || why != c.why {
+			t.Errorf("step %d: Spacing(%v, %+v) = %v %q, want %v %q", i, c.floor, c.a, got, why, c.want, c.why)
+		}
+	}
+}
+
+// TestSmoothedTTFB: a slower answer moves the smoothed time half way at
+// once, a faster one an eighth of the way.
+func TestSmoothedTTFB(t *testing.T) {
+	var a adaptive
+	for i, c := range []struct{ sample, want time.Duration }{
+		{100 * ms, 100 * ms}, // the first sample is taken as it is
+		{300 * ms, 200 * ms}, // half way up
+		{40 * ms, 180 * ms},  // an eighth of the way down
+		{0, 180 * ms},        // no sample: unchanged
+		{180 * ms, 180 * ms},
+	} {
+		a.observe(c.sample)
+		if a.ttfb != c.want {
+			t.Errorf("step %d: observe(%v) = %v, want %v", i, c.sample, a.ttfb, c.want)
+		}
+	}
+}
+
+// TestAdaptiveHost drives one host through the Scheduler with a fake
+// clock: its slot opens after the delay in force, which grows with its
+// server's response time and doubles per error, comes back by halves on
+// success, and never falls below the floor.
+func TestAdaptiveHost(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetBackoff(Backoff{Base: time.Second, Max: time.Second, MaxHold: time.Hour})
+	s.SetAdaptive(Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 10 * time.Second}, t0)
+	s.SetIntervalWhy("h", 500*ms, WhyDefault, t0)
+	s.SetWork("h", true, t0)
+	now := t0
+	type outcome int
+	const (
+		ok outcome = iota
+		fail
+		retryAfter
+	)
+	lat := "latency (10 × 110ms time to first byte)"
+	for i, st := range []struct {
+		ttfb    time.Duration
+		out     outcome
+		want    time.Duration // the delay in force afterwards
+		why     string        // DelayReason right after the request
+		waitFor time.Duration // from the request's start to its slot's opening
+	}{
+		{20 * ms, ok, 500 * ms, WhyDefault, 500*ms + Margin(500*ms)},          // a fast server: the floor
+		{200 * ms, ok, 1100 * ms, lat, 1100*ms + Margin(1100*ms)},             // half way to 200ms, × 10
+		{0, fail, 2200 * ms, WhyErrorBackoff, 2200*ms + Margin(2200*ms)},      // doubled, past the 1s hold
+		{0, fail, 4400 * ms, WhyErrorBackoff, 4400*ms + Margin(4400*ms)},      // doubled again
+		{110 * ms, ok, 2200 * ms, WhyErrorBackoff, 2200*ms + Margin(2200*ms)}, // halved
+		{110 * ms, ok, 1100 * ms, lat, 1100*ms + Margin(1100*ms)},             // halved: back to latency
+		{0, retryAfter, 2200 * ms, WhyRetryAfter, 30 * time.Second},           // Retry-After holds longer
+	} {
+		host, _, claimed := s.Next(now)
+		if !claimed || host != "h" {
+			t.Fatalf("step %d: not claimed at %v", i, now.Sub(t0))
+		}
+		s.Observe("h", st.ttfb, now)
+		s.Done("h", now)
+		switch st.out {
+		case ok:
+			s.Recovered("h", now)
+		case fail:
+			s.Fail("h", "HTTP 503", 0, now)
+		case retryAfter:
+			s.Fail("h", "HTTP 429", 30*time.Second, now)
+		}
+		if d, _ := s.Delay("h"); d != st.want {
+			t.Errorf("step %d: delay %v, want %v", i, d, st.want)
+		}
+		if why := s.DelayReason("h", now); why != st.why {
+			t.Errorf("step %d: reason %q, want %q", i, why, st.why)
+		}
+		open := s.OpenAt("h", now)
+		if got := open.Sub(now); got != st.waitFor {
+			t.Errorf("step %d: opens after %v, want %v", i, got, st.waitFor)
+		}
+		now = open
+	}
+}
+
+// TestAdaptiveNeverBelowFloor: a fast server and many successes never
+// bring the delay below what robots.txt and the configuration ask.
+func TestAdaptiveNeverBelowFloor(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetAdaptive(Adaptive{LatencyFactor: 10, ErrorBackoff: true}, t0)
+	s.SetIntervalWhy("h", 2*time.Second, WhyCrawlDelay, t0)
+	for range 20 {
+		s.Observe("h", ms, t0)
+		s.Recovered("h", t0)
+	}
+	if d, why := s.Delay("h"); d != 2*time.Second || why != WhyCrawlDelay {
+		t.Errorf("delay %v %q, want 2s from Crawl-delay", d, why)
+	}
+}

@@ -1,0 +1,102 @@
+package frontier
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestLookupBeforeFirstClaim: with ResolveFirst, no host is claimed before
+// its name is looked up; the answer puts it in its IP group, so the
+// group's in-flight cap holds from the very first request; the address
+// is used until it expires, then looked up again; a failed lookup serves
+// one claim (its request fails with the error) and is asked again after.
+func TestLookupBeforeFirstClaim(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetResolveFirst(true)
+	s.SetIPLimits(2, 0, t0)
+	hosts := []string{"a", "b", "c", "d"}
+	for _, h := range hosts {
+		s.SetWork(h, true, t0)
+	}
+	claimAll := func(now time.Time) []string {
+		var got []string
+		for {
+			h, _, ok := s.Next(now)
+			if !ok {
+				slices.Sort(got)
+				return got
+			}
+			got = append(got, h)
+		}
+	}
+	if got := claimAll(t0); got != nil {
+		t.Fatalf("claimed %v before any lookup", got)
+	}
+	asked := s.Lookups(10)
+	slices.Sort(asked)
+	if !slices.Equal(asked, hosts) {
+		t.Fatalf("lookups %v, want %v", asked, hosts)
+	}
+	if again := s.Lookups(10); again != nil {
+		t.Fatalf("lookups handed out twice: %v", again)
+	}
+	until := t0.Add(time.Minute)
+	for _, h := range hosts {
+		s.Resolved(h, "192.0.2.1", nil, until, t0)
+	}
+	if got := claimAll(t0); len(got) != 2 {
+		t.Fatalf("first claims %v: want 2, the IP's cap", got)
+	}
+	if n := s.GroupInFlight("192.0.2.1"); n != 2 {
+		t.Errorf("%d in flight to the group, want 2", n)
+	}
+	if ip, err := s.Address("a"); ip != "192.0.2.1" || err != nil {
+		t.Errorf("address %q %v", ip, err)
+	}
+
+	// Expired: looked up again at its next turn.
+	later := until.Add(time.Second)
+	for _, h := range hosts {
+		s.Done(h, later)
+	}
+	if got := claimAll(later); got != nil {
+		t.Fatalf("claimed %v with expired addresses", got)
+	}
+	if got := s.Lookups(10); len(got) != 4 {
+		t.Fatalf("lookups after expiry %v", got)
+	}
+
+	// A failed lookup serves one claim, which carries the error.
+	lookupErr := errors.New("no such host")
+	s.Resolved("a", "", lookupErr, time.Time{}, later)
+	if got := claimAll(later); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("claims %v, want [a]", got)
+	}
+	if _, err := s.Address("a"); !errors.Is(err, lookupErr) {
+		t.Errorf("claim's lookup error %v", err)
+	}
+	s.Done("a", later.Add(time.Second))
+	if got := claimAll(later.Add(time.Second)); got != nil {
+		t.Fatalf("claimed %v again on a failed lookup", got)
+	}
+	if got := s.Lookups(10); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("lookups after a failed one %v, want [a]", got)
+	}
+}
+
+// TestLookupsOff: without ResolveFirst, hosts are claimed whatever their
+// address (the Scheduler's own default, for callers that do not look up).
+func TestLookupsOff(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetWork("a", true, t0)
+	if h, _, ok := s.Next(t0); !ok || h != "a" {
+		t.Fatalf("not claimed: %q %v", h, ok)
+	}
+	if got := s.Lookups(10); got != nil {
+		t.Errorf("lookups %v", got)
+	}
+}
