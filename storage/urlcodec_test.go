@@ -19,7 +19,8 @@ func fullRecord() URLRecord {
 		Error: "an error", Parent: "https://a.test/", Attempts: 2, Redirects: 1,
 		Lastmod: at.Add(-time.Hour).In(time.FixedZone("", 2*3600)), ETag: `W/"abc"`, LastModified: "Tue, 04 Mar 2025 05:06:07 GMT",
 		Bytes: 123456, LinksDropped: 7, CheckedAt: at.Add(time.Minute), NextCheck: at.Add(24 * time.Hour),
-		PayloadDigest: "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"}
+		PayloadDigest: "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ",
+		Fingerprint:   0xfeedfacecafebeef, ChangeChecks: 7, ChangeCount: 3, ChangeMillis: 86400e3 * 9, Changefreq: "daily"}
 }
 
 // sameRecord reports whether two records are equal, times compared as

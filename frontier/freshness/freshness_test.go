@@ -44,7 +44,7 @@ func TestRate(t *testing.T) {
 		{4, 4, 4 * 3600, math.Log(9) / 3600}, // every check changed: -log(0.5/4.5)/I
 		{10, 5, 10 * 86400, -math.Log(5.5/10.5) / 86400},
 	} {
-		got, ok := freshness.Stats{Checks: c.checks, Changes: c.changes, Seconds: c.secs}.Rate()
+		got, ok := freshness.Stats{Checks: c.checks, Changes: c.changes, Millis: c.secs * 1000}.Rate()
 		if c.want < 0 {
 			if ok {
 				t.Errorf("step %d: Rate() ok for a page never checked", i)

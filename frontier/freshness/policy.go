@@ -28,26 +28,24 @@ type Policy struct {
 // use when Policy.Share is 0.
 const DefaultShare = 0.5
 
-// Growth caps how much longer an adaptive interval may get than the one
-// just observed: a page seen unchanged once is not left for Max on that
-// alone (the rate of a page checked once is poorly known).
+// Growth caps how much longer an adaptive interval may get than the mean
+// interval of the checks the page's Stats weigh: a page seen unchanged
+// once is not left for Max on that alone (the rate of a page checked once
+// is poorly known).
 const Growth = 2
 
 // Next is how long after a check the page with stats st is checked again.
 // prior is the rate to assume while the page was never checked (see
-// Prior), last the interval its last check covered (0 if none), mu its
-// host's threshold (Host.Mu).
-func (p Policy) Next(st Stats, prior float64, last time.Duration, mu float64) time.Duration {
+// Prior), mu its host's threshold (Host.Mu).
+func (p Policy) Next(st Stats, prior, mu float64) time.Duration {
 	if !p.Adaptive {
 		return p.Interval
 	}
-	rate, ok := st.Rate()
-	if !ok {
-		rate = prior
-	}
-	d := p.Optimal(rate, mu)
-	if last > 0 && d > Growth*last {
-		d = max(Growth*last, p.Min)
+	d := p.Optimal(st.RateOr(prior), mu)
+	if st.Checks > 0 {
+		if limit := time.Duration(Growth * st.Millis / int64(st.Checks) * int64(time.Millisecond)); d > limit {
+			d = max(limit, p.Min)
+		}
 	}
 	return d
 }

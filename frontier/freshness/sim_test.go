@@ -152,25 +152,22 @@ func newAdaptive(w web, p freshness.Policy) *adaptive {
 }
 
 func (a *adaptive) first(h int, pg *page) time.Duration {
-	return a.schedule(h, pg, 0, time.Time{})
+	return a.schedule(h, pg, time.Time{})
 }
 
 func (a *adaptive) next(h int, pg *page, covered time.Duration, changed bool, at time.Time) time.Duration {
 	pg.stats = pg.stats.Observe(covered, changed)
-	return a.schedule(h, pg, covered, at)
+	return a.schedule(h, pg, at)
 }
 
-func (a *adaptive) schedule(h int, pg *page, covered time.Duration, at time.Time) time.Duration {
+func (a *adaptive) schedule(h int, pg *page, at time.Time) time.Duration {
 	host := &a.hosts[h]
 	prior := a.p.Prior("", time.Time{}, at)
-	rate, ok := pg.stats.Rate()
-	if !ok {
-		rate = prior
-	}
+	rate := pg.stats.RateOr(prior)
 	host.Move(pg.histRate, pg.inHist, rate)
 	pg.histRate, pg.inHist = rate, true
 	mu := host.Mu(a.p, host.Budget(a.p, a.delay, at))
-	return a.p.Next(pg.stats, prior, covered, mu)
+	return a.p.Next(pg.stats, prior, mu)
 }
 
 // fixed checks every page every interval.

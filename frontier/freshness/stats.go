@@ -7,12 +7,12 @@ import (
 
 // Stats is what a page's checks saw, kept small: it lives in the page's
 // record. Checks and Changes count the checks and those that found a new
-// payload digest; Seconds is the time the checks covered (the sum of the
-// intervals). They decay (see Observe) so the estimate follows a page
+// payload digest; Millis is the time the checks covered (the sum of the
+// intervals, in milliseconds). They decay (see Observe) so the estimate follows a page
 // whose rate changes. The zero value is a page never checked.
 type Stats struct {
 	Checks, Changes int
-	Seconds         int64
+	Millis          int64
 }
 
 // Window is the number of checks Stats weighs: past it, the counts and the
@@ -20,23 +20,23 @@ type Stats struct {
 const Window = 32
 
 // Observe returns s with one more check that covered interval and found
-// the page changed or not. A check covering no time (a page fetched twice
-// in a second) adds nothing.
+// the page changed or not. A check covering no time (under a millisecond)
+// adds nothing.
 func (s Stats) Observe(interval time.Duration, changed bool) Stats {
-	secs := int64(interval / time.Second)
-	if secs <= 0 {
+	ms := interval.Milliseconds()
+	if ms <= 0 {
 		return s
 	}
 	s.Checks++
 	if changed {
 		s.Changes++
 	}
-	s.Seconds += secs
+	s.Millis += ms
 	if s.Checks > Window {
 		s.Checks = s.Checks * 3 / 4
 		s.Changes = (s.Changes*3 + 2) / 4
 		s.Changes = min(s.Changes, s.Checks)
-		s.Seconds = s.Seconds * 3 / 4
+		s.Millis = s.Millis * 3 / 4
 	}
 	return s
 }
@@ -53,13 +53,21 @@ func (s Stats) Observe(interval time.Duration, changed bool) Stats {
 // them); I is their mean, which the capped growth of an interval keeps
 // representative.
 func (s Stats) Rate() (float64, bool) {
-	if s.Checks <= 0 || s.Seconds <= 0 {
+	if s.Checks <= 0 || s.Millis <= 0 {
 		return 0, false
 	}
 	n := float64(s.Checks)
 	unchanged := float64(max(s.Checks-s.Changes, 0))
-	mean := float64(s.Seconds) / n
+	mean := float64(s.Millis) / 1000 / n
 	return -math.Log((unchanged+0.5)/(n+0.5)) / mean, true
+}
+
+// RateOr is Rate, or prior for a page never checked.
+func (s Stats) RateOr(prior float64) float64 {
+	if r, ok := s.Rate(); ok {
+		return r
+	}
+	return prior
 }
 
 // Freshness is F(λ, f): the expected share of time a page changing at
