@@ -160,7 +160,7 @@ func TestQueueValue(t *testing.T) {
 
 func FuzzRecordRoundTrip(f *testing.F) {
 	f.Add("queued", "link", 1, 0, 0, "", "", "", "https://a.test/x", "https://a.test/y", int64(0), int64(0), uint32(0), int32(0), uint8(4), uint64(3))
-	f.Add("fetched", "seed", 0, 2, 200, "text/html", "title", "err", "https://a.test/x", "", int64(1e6), int64(1e9), uint32(5), int32(3600), uint8(7), uint64(0))
+	f.Add("fetched", "seed", 0, 2, 200, "text/html", "title", "err", "https://a.test/x", "", int64(1e6), int64(1e9), uint32(5), int32(3600), uint8(7+32), uint64(0))
 	f.Add("fetched", "seed", 200, 0, 200, "", "", "", "https://a.test/x", "https://a.test/y", int64(0), int64(0), uint32(0), int32(0), uint8(16), uint64(0))
 	f.Add("", "", -1, -1, -1, "\xff", "", "", "", "", int64(-1), int64(-62135596800), uint32(999999999), int32(-3600), uint8(0), uint64(math.MaxUint64))
 	f.Fuzz(func(t *testing.T, state, via string, depth, attempts, status int, ct, title, errs, l1, l2 string, n, sec int64, nsec uint32, off int32, flags uint8, parent uint64) {
@@ -176,6 +176,9 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		}
 		if flags&8 != 0 {
 			r.FetchedAt, r.Lastmod, r.CheckedAt, r.NextCheck = at, at, at, at
+		}
+		if flags&32 != 0 { // what the recheck schedule keeps
+			r.Fingerprint, r.ChangeChecks, r.ChangeCount, r.ChangeMillis, r.Changefreq = parent, attempts, depth, n, title
 		}
 		v := appendRecord(nil, &r, parent)
 		got, gotParent, err := decodeRecord(r.URL, v)

@@ -74,7 +74,10 @@ func (w web) run(s schedule) outcome {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	end := start.Add(w.span)
 	exp := func(rate float64, from time.Time) time.Time {
-		return from.Add(time.Duration(rng.ExpFloat64() / rate * float64(time.Second)))
+		// Past the end of the run, a change is no change: capped there,
+		// far from time.Duration's bounds.
+		secs := min(rng.ExpFloat64()/rate, 2*w.span.Seconds())
+		return from.Add(time.Duration(secs * float64(time.Second)))
 	}
 	var o outcome
 	var fresh float64
