@@ -111,10 +111,30 @@ func (f *Frontier[H]) restoreFresh(host string, r storage.HostRecord) {
 	h.NewRate, h.NewAt = r.NewPerDay/86400, r.NewAt
 }
 
-// forgetFresh empties every host's histogram: a sweep refills it from the
-// records.
-func (f *Frontier[H]) forgetFresh() {
-	for _, h := range f.freshHosts {
-		h.Counts = [freshness.Buckets]uint32{}
+// sweptRate counts a page of host at rate in the histograms a sweep is
+// making. Until the sweep ends, intervals come from the histograms of
+// before it: those being made hold only the pages swept so far, and
+// would make a host's budget look ample to the first of them.
+func (f *Frontier[H]) sweptRate(host string, rate float64) {
+	h := f.sweepRates[host]
+	if h == nil {
+		h = &freshness.Host{}
+		f.sweepRates[host] = h
 	}
+	h.Move(0, false, rate)
+}
+
+// endSweepRates puts the histograms a sweep made in place and saves them
+// with their hosts' records, in tx. A sweep resumed after a stop counted
+// only the pages after the stop; the histograms fill in as pages are
+// checked.
+func (f *Frontier[H]) endSweepRates(tx *storage.Tx) error {
+	for host, swept := range f.sweepRates {
+		f.fresh(host).Counts = swept.Counts
+		if err := f.Save(tx, host); err != nil {
+			return err
+		}
+	}
+	f.sweepRates = nil
+	return nil
 }

@@ -190,3 +190,32 @@ func TestSitemapHintsSeedTheFirstInterval(t *testing.T) {
 		t.Errorf("changefreq never: first interval %v, want Max", prev)
 	}
 }
+
+// TestSweepSpendsTheWholeHostsBudget: switched to the adaptive policy, a
+// host's pages are rescheduled against all of its pages, not only those
+// swept before them: alike pages get alike intervals (the first swept
+// would otherwise see a host of one page, and a budget to spare).
+func TestSweepSpendsTheWholeHostsBudget(t *testing.T) {
+	db := mustDB(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := freshFrontier(t, db, freshness.Policy{}, t0)
+	sweepAll(t, db, f, t0)
+	for i := range 50 {
+		checkPage(t, db, f, fmt.Sprintf("http://a.test/%02d", i), 1, t0)
+	}
+	p := adaptivePolicy
+	p.Share = 50.0 / 86400 / 7 // 50 pages a week at a 1 s delay, before Aim
+	f2 := freshFrontier(t, db, p, t0.Add(time.Hour))
+	sweepAll(t, db, f2, t0.Add(time.Hour))
+	var first, last time.Time
+	for i := range 50 {
+		rec := mustGet(t, db, fmt.Sprintf("http://a.test/%02d", i))
+		if i == 0 {
+			first = rec.NextCheck
+		}
+		last = rec.NextCheck
+	}
+	if !first.Equal(last) || first.Sub(t0) < 7*24*time.Hour {
+		t.Errorf("first page swept due %v, last %v: want both the same, a week or more after their fetch", first.Sub(t0), last.Sub(t0))
+	}
+}

@@ -42,6 +42,9 @@ type Frontier[H any] struct {
 	policy  freshness.Policy
 	// freshHosts is each host's part of the schedule (see fresh.go).
 	freshHosts map[string]*freshness.Host
+	// sweepRates is the histograms a sweep is counting, put in place
+	// of freshHosts' when it ends (see SweepSome).
+	sweepRates map[string]*freshness.Host
 	nextDue    time.Time     // the earliest recheck or re-read due; zero if none
 	sweep      *recrawlSweep // the schedule being redone; nil if none
 }

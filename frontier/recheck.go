@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier/freshness"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -221,9 +222,7 @@ func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 		}
 	}
 	f.sweep = &recrawlSweep{interval: want, after: tx.Setting(SettingSweepAfter), scheduledOnly: strings.HasSuffix(sweep, " scheduled-only")}
-	if f.sweep.after == "" {
-		f.forgetFresh() // the sweep counts every page again
-	}
+	f.sweepRates = map[string]*freshness.Host{} // the sweep counts every page again
 	f.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev)
 	return nil
 }
@@ -257,7 +256,6 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("recrawl sweep: %w", err)
 	}
-	hosts := map[string]bool{}
 	for _, r := range recs {
 		seen := r.FetchedAt
 		if r.CheckedAt.After(seen) {
@@ -265,8 +263,7 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 		}
 		if !seen.IsZero() {
 			host := urlnorm.Authority(r.URL)
-			f.fresh(host).Move(0, false, stats(r).RateOr(f.prior(r, now)))
-			hosts[host] = true
+			f.sweptRate(host, stats(r).RateOr(f.prior(r, now)))
 		}
 		at := f.recheckAfter(r, seen, now)
 		switch {
@@ -284,11 +281,6 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 			return err
 		}
 	}
-	for host := range hosts {
-		if err := f.Save(tx, host); err != nil {
-			return err
-		}
-	}
 	if last != "" {
 		s.after = last
 	}
@@ -296,6 +288,9 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 		return tx.SetSetting(SettingSweepAfter, s.after)
 	}
 	if err := f.sweepSitemaps(tx, now); err != nil {
+		return err
+	}
+	if err := f.endSweepRates(tx); err != nil {
 		return err
 	}
 	f.sweep = nil
