@@ -46,6 +46,11 @@ type URLRecord struct {
 	// last fetched whole, when it was archived: a 304 on its recheck is
 	// a revisit of that payload. Exported as payload_digest.
 	PayloadDigest string `json:"payload_digest,omitempty"`
+	// ContentUse is what the site said each use of the content may be (see
+	// crawler/contentuse), by use: read from robots.txt, the response's
+	// headers and its meta tags when the URL was last fetched. Exported as
+	// content_use.
+	ContentUse map[string]ContentUse `json:"content_use,omitempty"`
 	// What the recheck schedule learns of the page (frontier/freshness):
 	// Fingerprint is a 64-bit hash of the body last fetched whole (0:
 	// none), by which a recheck tells a changed page from a 200 with
@@ -58,6 +63,14 @@ type URLRecord struct {
 	ChangeCount  int    `json:"change_count,omitempty"`
 	ChangeMillis int64  `json:"change_ms,omitempty"`
 	Changefreq   string `json:"changefreq,omitempty"`
+}
+
+// ContentUse is one use's answer: yes, no or unspecified, and the signal
+// that gave it ("robots.txt line 3: Content-Signal", "header
+// Content-Usage", ...; "" when unspecified).
+type ContentUse struct {
+	Value  string `json:"value"`
+	Source string `json:"source,omitempty"`
 }
 
 // HostRecord is the politeness state of one authority (host[:port]) that

@@ -96,6 +96,7 @@ type Config struct {
 	} `mapstructure:"http"`
 	WARC    warcConfig    `mapstructure:"warc"`
 	Cluster clusterConfig `mapstructure:"cluster"`
+	Policy  policyConfig  `mapstructure:"policy"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -348,6 +349,7 @@ func (c *Config) problems() []error {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
 	errs = append(errs, c.WARC.validate()...)
+	errs = append(errs, c.Policy.validate()...)
 	return append(errs, c.validateCluster()...)
 }
 
@@ -424,6 +426,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		Recrawl:         c.Daemon.RecrawlInterval,
 		Freshness:       c.freshnessPolicy(),
 		StoreBodies:     c.Storage.StoreBodies,
+		Purpose:         c.Policy.Purpose,
 		Logger:          log,
 	}
 }
