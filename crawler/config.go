@@ -11,6 +11,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/freshness"
 )
 
 // Config is everything a crawl needs. Zero values take the defaults
@@ -57,7 +58,12 @@ type Config struct {
 	// Recrawl, when positive, keeps Run going after the frontier drains:
 	// every fetched page (and read sitemap) is due again this long after
 	// its fetch, and is checked with a conditional GET.
-	Recrawl     time.Duration
+	Recrawl time.Duration
+	// Freshness is the recheck policy when Recrawl is set: zero, every
+	// page every Recrawl; Adaptive, each page's interval learnt from its
+	// changes within Min and Max, spending Share of each host's
+	// politeness capacity (see frontier/freshness).
+	Freshness   freshness.Policy
 	StoreBodies bool // keep page bodies (not for noindex pages)
 	// Purpose is the crawl's declared purpose (policy.purpose; see
 	// crawler/contentuse): URLs whose robots.txt says no to it are not

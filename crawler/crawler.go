@@ -128,7 +128,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		ResolveFirst:  true,
 		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
 		Backoff: frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter},
-		Recrawl: cfg.Recrawl, Robots: robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
+		Recrawl: cfg.Recrawl, Freshness: cfg.Freshness, Robots: robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
 		Sitemaps: frontier.SitemapPolicy{Use: cfg.Sitemaps, MaxPerHost: cfg.MaxSitemapsPerHost, MaxRetries: cfg.MaxRetries},
 		Divert:   divert,
 	})

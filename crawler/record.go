@@ -105,12 +105,15 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 		return c.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
 	c.front.Recovered(t.host, now)
+	prevSeen := lastSeen(rec)
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()
+		c.front.Checked(t.host, rec, prevSeen, 0, r.started)
 		return c.finish(tx, rec, t, storage.Fetched, rec.Error)
 	}
 	found := c.fetchedRecord(rec, r)
+	c.front.Checked(t.host, rec, prevSeen, r.fingerprint, r.started)
 	for _, f := range found {
 		if r.freed && f.Via == "link" {
 			continue // admitted in chunks before (see admitChunk)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/freshness"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -545,4 +546,102 @@ func TestRereadSitemapDropsEarlyEntries(t *testing.T) {
 			t.Errorf("read %v ago, an entry due now leaves it %s, want %s", tc.readAgo, got, tc.want)
 		}
 	}
+}
+
+// TestLastmodNotMovedIsNotDueAgain: a page a sitemap's lastmod made due,
+// then found unchanged by its recheck, is not due again at the next
+// re-read of the sitemap for the same lastmod (it was: that lastmod is
+// still after the page's fetch); a lastmod after the recheck makes it due.
+func TestLastmodNotMovedIsNotDueAgain(t *testing.T) {
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig("http://a.test/")
+	cfg.Recrawl = time.Hour
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetched := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	checked := fetched.Add(3 * time.Hour) // a 304 after the sitemap said 1h
+	db.Update(func(tx *storage.Tx) error {
+		u, seq, _ := tx.Head("a.test")
+		c.front.Finish(tx, "a.test", seq)
+		return tx.PutURL(&storage.URLRecord{URL: u, State: storage.Fetched, FetchedAt: fetched, CheckedAt: checked,
+			Lastmod: fetched.Add(time.Hour), NextCheck: checked.Add(time.Hour)}, storage.Queued)
+	})
+	for _, c2 := range []struct {
+		lastmod time.Time
+		queued  bool
+	}{
+		{fetched.Add(time.Hour), false},     // the lastmod acted on already
+		{fetched.Add(2 * time.Hour), false}, // moved, but before the recheck that found it unchanged
+		{checked.Add(time.Hour), true},      // after it: due now
+	} {
+		db.Update(func(tx *storage.Tx) error {
+			_, err := c.front.LastmodNewer(tx, "http://a.test/", c2.lastmod, c.cfg.Now())
+			return err
+		})
+		db.View(func(tx *storage.Tx) error {
+			if _, _, queued := tx.Head("a.test"); queued != c2.queued {
+				t.Errorf("lastmod %v: queued %v, want %v", c2.lastmod, queued, c2.queued)
+			}
+			return nil
+		})
+	}
+}
+
+// TestAdaptiveRechecksWhatChanges: under the adaptive policy a page whose
+// body changes between checks is rechecked far more often than one served
+// again with the same body (200s without validators: a 200 alone is not a
+// change). Under the fixed policy both would be rechecked alike.
+func TestAdaptiveRechecksWhatChanges(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/same">s</a><a href="/changing">c</a>`},
+		"/same":       {Body: `<title>Same</title>`},
+		"/changing":   {Body: `<title>v0</title>`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 200*time.Millisecond
+	cfg.Freshness = freshness.Policy{Adaptive: true, Min: 100 * time.Millisecond, Max: 10 * time.Second, Share: 0.5}
+	stop := make(chan struct{})
+	changer := make(chan struct{})
+	go func() {
+		defer close(changer)
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(40 * time.Millisecond):
+				h.SetPage("/changing", &crawltest.Page{Body: fmt.Sprintf("<title>v%d</title>", i)})
+			}
+		}
+	}()
+	start := time.Now()
+	runFor(t, db, cfg, 10*time.Second, func() bool { return time.Since(start) > 3*time.Second })
+	close(stop)
+	<-changer
+	same, changing := h.Count("/same"), h.Count("/changing")
+	t.Logf("in 3 s: /changing fetched %d times, /same %d", changing, same)
+	if changing < 2*same {
+		t.Errorf("in 3 s: /changing fetched %d times, /same %d; want /changing at least twice as often", changing, same)
+	}
+	for _, v := range h.Violations(cfg.DefaultDelay, crawltest.Slack, nil) {
+		t.Error(v)
+	}
+	db.View(func(tx *storage.Tx) error {
+		r, _ := tx.GetURL(h.URL("/changing"))
+		if r == nil || r.ChangeCount == 0 || r.Fingerprint == 0 {
+			t.Errorf("/changing's record has no changes counted: %+v", r)
+		}
+		r, _ = tx.GetURL(h.URL("/same"))
+		if r == nil || r.ChangeChecks == 0 || r.ChangeCount != 0 {
+			t.Errorf("/same's record: want checks and no change: %+v", r)
+		}
+		return nil
+	})
 }

@@ -39,7 +39,7 @@ func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 		s.Format, s.Index, s.Invalid, s.Truncated = res.Format.String(), res.Format == sitemap.Index, res.Invalid, res.Truncated
 		s.Entries = make([]frontier.Listed, len(r.entries))
 		for i, e := range r.entries {
-			s.Entries[i] = frontier.Listed{URL: e.URL, Lastmod: e.Lastmod}
+			s.Entries[i] = frontier.Listed{URL: e.URL, Lastmod: e.Lastmod, Changefreq: e.Changefreq}
 		}
 	}
 	out, err := c.front.RecordSitemap(tx, s, now)

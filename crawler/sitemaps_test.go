@@ -72,7 +72,7 @@ func TestSitemapsFindOrphans(t *testing.T) {
 	recs := records(t, db)
 	for _, p := range []string{"/orphan/1", "/orphan/2"} {
 		r := recs[shop.URL(p)]
-		if r == nil || r.State != storage.Fetched || r.DiscoveredVia != "sitemap" || r.Lastmod.IsZero() || r.Parent != shop.URL("/sitemaps/products.xml.gz") {
+		if r == nil || r.State != storage.Fetched || r.DiscoveredVia != "sitemap" || r.Lastmod.IsZero() || r.Changefreq != "weekly" || r.Parent != shop.URL("/sitemaps/products.xml.gz") {
 			t.Errorf("%s: %+v", p, r)
 		}
 	}

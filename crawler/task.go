@@ -88,6 +88,7 @@ type result struct {
 	// another node); the URL stays queued.
 	interrupted bool
 	bodyLen     int           // the page body's length (the body itself is dropped by then)
+	fingerprint uint64        // the body's hash, for the recheck schedule (see bodyFingerprint)
 	ip          string        // the IP the request's connection went to, if known
 	ttfb        time.Duration // from the request's write to its answer's first byte; 0 if unknown
 	// archived is what the WARC writer did with the exchange, archiveErr
@@ -137,7 +138,8 @@ func (p *pool) worker(ctx context.Context, tasks <-chan task, results chan<- res
 		if r.page != nil {
 			// Everything that needs the body is done: the result may
 			// wait a while to be recorded, and bodies can be big.
-			r.bodyLen, r.page.Body = len(r.page.Body), nil
+			r.bodyLen, r.fingerprint = len(r.page.Body), bodyFingerprint(r.page)
+			r.page.Body = nil
 		}
 		results <- r
 	}

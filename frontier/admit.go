@@ -43,12 +43,13 @@ type Limits struct {
 
 // Candidate is a discovered URL, already normalised.
 type Candidate struct {
-	URL       string
-	Depth     int
-	Via       string // seed, link, sitemap, redirect
-	Parent    string
-	Redirects int
-	Lastmod   time.Time
+	URL        string
+	Depth      int
+	Via        string // seed, link, sitemap, redirect
+	Parent     string
+	Redirects  int
+	Lastmod    time.Time
+	Changefreq string // a sitemap's changefreq (see storage.URLRecord)
 }
 
 // Admitter decides what becomes of a discovered URL. Not safe for
@@ -93,7 +94,7 @@ func (a *Admitter) admit(tx *storage.Tx, c Candidate, refuse func(url string) (s
 	}
 	host := urlnorm.Authority(c.URL)
 	rec := &storage.URLRecord{URL: c.URL, Depth: c.Depth, DiscoveredVia: c.Via, Parent: c.Parent,
-		Redirects: c.Redirects, Lastmod: c.Lastmod, Links: []string{}}
+		Redirects: c.Redirects, Lastmod: c.Lastmod, Changefreq: c.Changefreq, Links: []string{}}
 	shapeKey, reason := a.refuse(tx, c, host)
 	if reason != "" {
 		rec.State, rec.Error = storage.Skipped, reason

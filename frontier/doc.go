@@ -9,7 +9,8 @@
 //     calls. Its verbs (Admit, Claim, Take, Back, Release, Cancel, Idle,
 //     Finish, Settle, Retry, Requeue, Drop, Save, Restore; the sitemap
 //     files: DeclareSitemaps, RecordSitemap; the recheck schedule:
-//     ScheduleCheck, Promote, SweepSome) each take the batch's transaction
+//     Checked, ScheduleCheck, Promote, SweepSome, whose policy, fixed or
+//     adaptive, is frontier/freshness's) each take the batch's transaction
 //     where they change a queue, and write it and update the host in the
 //     same call. A claim's id tells a late report from a current one.
 //     model_test.go checks its invariants against an in-memory model.

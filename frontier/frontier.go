@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier/freshness"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -38,8 +39,14 @@ type Frontier[H any] struct {
 
 	// The recheck schedule (see recheck.go).
 	recrawl time.Duration // 0: pages are not rechecked
-	nextDue time.Time     // the earliest recheck or re-read due; zero if none
-	sweep   *recrawlSweep // the schedule being redone; nil if none
+	policy  freshness.Policy
+	// freshHosts is each host's part of the schedule (see fresh.go).
+	freshHosts map[string]*freshness.Host
+	// sweepRates is the histograms a sweep is counting, put in place
+	// of freshHosts' when it ends (see SweepSome).
+	sweepRates map[string]*freshness.Host
+	nextDue    time.Time     // the earliest recheck or re-read due; zero if none
+	sweep      *recrawlSweep // the schedule being redone; nil if none
 }
 
 // Verdicts is what admission asks about a URL's origin's robots.txt, when
@@ -77,8 +84,12 @@ type Options struct {
 	// request.
 	ResolveFirst bool
 	Recrawl      time.Duration // how long after a fetch a page is checked again; 0: never
-	Robots       Verdicts      // nil: nothing is refused for robots.txt at admission
-	Sitemaps     SitemapPolicy
+	// Freshness is the recheck policy when Recrawl is set: Adaptive
+	// (with Min, Max and Share) or fixed at Recrawl. Its Interval is
+	// Recrawl.
+	Freshness freshness.Policy
+	Robots    Verdicts // nil: nothing is refused for robots.txt at admission
+	Sitemaps  SitemapPolicy
 	// Divert, if set, takes every URL in scope that the crawl discovers
 	// instead of admitting it here (a cluster node: the URL goes to the
 	// node that owns its host, which admits it with Admit).
@@ -118,8 +129,11 @@ func New[H any](o Options) *Frontier[H] {
 		claims:   map[string]*claim{},
 		fenced:   map[string]bool{},
 
-		recrawl: o.Recrawl,
+		recrawl:    o.Recrawl,
+		policy:     o.Freshness,
+		freshHosts: map[string]*freshness.Host{},
 	}
+	f.policy.Interval = o.Recrawl
 	f.sched.SetBackoff(o.Backoff)
 	f.sched.SetAdaptive(o.Delays.adaptive(), time.Time{})
 	f.sched.SetResolveFirst(o.ResolveFirst)
@@ -141,6 +155,7 @@ func (f *Frontier[H]) Restore(tx *storage.Tx, crashed bool, now time.Time) error
 	if err := tx.ForEachHost(func(h string, r storage.HostRecord) error {
 		f.meet(h, now)
 		records[h] = r
+		f.restoreFresh(h, r)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("restore hosts: %w", err)
@@ -336,7 +351,9 @@ func (f *Frontier[H]) Drop(tx *storage.Tx, host string, seqs []uint64, gen uint6
 
 // Save writes host's record (what must survive a restart) in tx.
 func (f *Frontier[H]) Save(tx *storage.Tx, host string) error {
-	return tx.PutHost(host, f.sched.Record(host))
+	r := f.sched.Record(host)
+	f.saveFresh(host, &r, f.admit.now())
+	return tx.PutHost(host, r)
 }
 
 // Lookup returns host's state, or nil if the crawl has not met it. The

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -224,7 +225,7 @@ func TestHostRecordRoundTrip(t *testing.T) {
 	r := s.Record("h")
 	want := storage.HostRecord{LastRequest: t0.Add(5 * time.Millisecond), Interval: 1, HoldUntil: t0.Add(10*time.Millisecond + 10*time.Second),
 		Failures: 1, LastError: "timeout", IP: "192.0.2.1"}
-	if r != want {
+	if !reflect.DeepEqual(r, want) {
 		t.Fatalf("record %+v, want %+v", r, want)
 	}
 	for _, crashed := range []bool{false, true} {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier/freshness"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -30,16 +32,17 @@ func (f *Frontier[H]) SettleSchedule(tx *storage.Tx, rec *storage.URLRecord, now
 	return f.ScheduleCheck(tx, rec, now)
 }
 
-// scheduleCheck makes a fetched (or failed, or disallowed since its
-// fetch: see storage.URLRecord.Recheckable) page due again Recrawl after
-// now. The due entry carries the time, and so does the record: an entry
-// whose time no longer matches the record's NextCheck is stale.
+// ScheduleCheck makes a fetched (or failed, or disallowed since its
+// fetch: see storage.URLRecord.Recheckable) page due again after now: the
+// policy's interval (see fresh.go). The due entry carries the time, and
+// so does the record: an entry whose time no longer matches the record's
+// NextCheck is stale.
 func (f *Frontier[H]) ScheduleCheck(tx *storage.Tx, rec *storage.URLRecord, now time.Time) error {
 	if f.recrawl <= 0 || !rec.Recheckable() {
 		Unqueued(rec)
 		return nil
 	}
-	at := now.Add(f.recrawl).Round(0)
+	at := now.Add(f.interval(rec, now)).Round(0)
 	rec.NextCheck = at
 	f.noteDue(at)
 	return tx.ScheduleDue(storage.Due{At: at, Kind: storage.DuePage, URL: rec.URL})
@@ -129,14 +132,23 @@ func (f *Frontier[H]) rereadSitemap(tx *storage.Tx, url string, now time.Time) e
 }
 
 // LastmodNewer makes a page a sitemap lists due at once when the sitemap
-// says it changed after our fetch. It reports whether the URL was known.
+// says it changed after our last check of it (a fetch, or a recheck that
+// found it unchanged). A lastmod that has not moved since the last one
+// acted on does not make it due again, even if it is later than that
+// check (a server whose lastmod runs ahead of its pages would otherwise
+// have them rechecked at every re-read of the sitemap). It reports
+// whether the URL was known.
 func (f *Frontier[H]) LastmodNewer(tx *storage.Tx, url string, lastmod, now time.Time) (bool, error) {
 	rec, err := tx.GetURL(url)
 	if err != nil || rec == nil {
 		return false, err
 	}
+	seen := rec.FetchedAt
+	if rec.CheckedAt.After(seen) {
+		seen = rec.CheckedAt
+	}
 	if f.recrawl > 0 && rec.State == storage.Fetched && rec.Scheduled() &&
-		!lastmod.IsZero() && lastmod.After(rec.FetchedAt) {
+		!lastmod.IsZero() && lastmod.After(seen) && lastmod.After(rec.Lastmod) {
 		rec.Lastmod = lastmod
 		return true, f.requeue(tx, rec, now)
 	}
@@ -191,7 +203,7 @@ func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 		}
 		return nil
 	}
-	want := f.recrawl.String()
+	want := f.policyName()
 	if prev == want {
 		return nil
 	}
@@ -199,7 +211,7 @@ func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 	if prev == "" && tx.CountDue() > 0 {
 		sweep += " scheduled-only"
 	}
-	if fs := strings.Fields(tx.Setting(SettingSweep)); len(fs) > 0 && fs[0] == want {
+	if cur := strings.TrimSuffix(tx.Setting(SettingSweep), " scheduled-only"); cur == want {
 		sweep = tx.Setting(SettingSweep) // the same sweep, cut short: go on
 	} else {
 		if err := tx.SetSetting(SettingSweep, sweep); err != nil {
@@ -210,6 +222,7 @@ func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 		}
 	}
 	f.sweep = &recrawlSweep{interval: want, after: tx.Setting(SettingSweepAfter), scheduledOnly: strings.HasSuffix(sweep, " scheduled-only")}
+	f.sweepRates = map[string]*freshness.Host{} // the sweep counts every page again
 	f.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev)
 	return nil
 }
@@ -248,12 +261,16 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 		if r.CheckedAt.After(seen) {
 			seen = r.CheckedAt
 		}
-		at := f.dueAfter(seen, now)
+		if !seen.IsZero() {
+			host := urlnorm.Authority(r.URL)
+			f.sweptRate(host, stats(r).RateOr(f.prior(r, now)))
+		}
+		at := f.recheckAfter(r, seen, now)
 		switch {
 		case seen.IsZero() && r.Scheduled():
 			continue // no time to count from: it keeps its own
 		case seen.IsZero():
-			at = now.Add(f.recrawl).Round(0)
+			at = now.Add(f.interval(r, now)).Round(0)
 		}
 		r.NextCheck = at
 		if err := tx.PutURL(r, r.State); err != nil {
@@ -273,6 +290,9 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 	if err := f.sweepSitemaps(tx, now); err != nil {
 		return err
 	}
+	if err := f.endSweepRates(tx); err != nil {
+		return err
+	}
 	f.sweep = nil
 	f.log.Info("recrawl schedule made", "interval", s.interval)
 	for name, v := range map[string]string{SettingRecrawl: s.interval, SettingSweep: "", SettingSweepAfter: ""} {
@@ -281,6 +301,16 @@ func (f *Frontier[H]) SweepSome(tx *storage.Tx, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// recheckAfter is when a page last seen at seen is due: its interval
+// later, or now if that is past.
+func (f *Frontier[H]) recheckAfter(rec *storage.URLRecord, seen, now time.Time) time.Time {
+	at := seen.Add(f.interval(rec, now))
+	if at.Before(now) {
+		at = now
+	}
+	return at.Round(0)
 }
 
 // dueAfter is when something last fetched at seen is due: Recrawl later,

@@ -130,8 +130,9 @@ type SitemapFetch struct {
 
 // Listed is one entry of a sitemap file.
 type Listed struct {
-	URL     string
-	Lastmod time.Time
+	URL        string
+	Lastmod    time.Time
+	Changefreq string // the sitemap's hint, for the page's first recheck
 }
 
 // SitemapOutcome is what RecordSitemap made of a sitemap fetch.
@@ -287,7 +288,7 @@ func (f *Frontier[H]) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entri
 		}
 		host := urlnorm.Authority(n)
 		before := tx.Admitted(host)
-		cand := Candidate{URL: n, Via: "sitemap", Parent: rec.URL, Lastmod: e.Lastmod}
+		cand := Candidate{URL: n, Via: "sitemap", Parent: rec.URL, Lastmod: e.Lastmod, Changefreq: e.Changefreq}
 		if _, err := f.Discover(tx, cand, now); err != nil {
 			return err
 		}

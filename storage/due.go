@@ -84,3 +84,20 @@ func (t *Tx) CountDue() int {
 	}
 	return b.Stats().KeyN
 }
+
+// CountDueBefore returns how many recrawls are due before t, counted up
+// to max (a status line, not a scan of a huge schedule).
+func (t *Tx) CountDueBefore(before time.Time, max int) int {
+	b := t.tx.Bucket(bucketDue)
+	if b == nil {
+		return 0
+	}
+	limit := make([]byte, 8)
+	binary.BigEndian.PutUint64(limit, uint64(before.UnixNano()))
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && n < max && bytes.Compare(k[:min(8, len(k))], limit) < 0; k, _ = c.Next() {
+		n++
+	}
+	return n
+}

@@ -51,6 +51,18 @@ type URLRecord struct {
 	// headers and its meta tags when the URL was last fetched. Exported as
 	// content_use.
 	ContentUse map[string]ContentUse `json:"content_use,omitempty"`
+	// What the recheck schedule learns of the page (frontier/freshness):
+	// Fingerprint is a 64-bit hash of the body last fetched whole (0:
+	// none), by which a recheck tells a changed page from a 200 with
+	// the same body; ChangeChecks, ChangeCount and ChangeMillis are the
+	// checks since then, those that found a change, and the time they
+	// covered in milliseconds (decayed: see freshness.Stats); Changefreq is its
+	// sitemap's changefreq, a hint for its first recheck.
+	Fingerprint  uint64 `json:"fingerprint,omitempty"`
+	ChangeChecks int    `json:"change_checks,omitempty"`
+	ChangeCount  int    `json:"change_count,omitempty"`
+	ChangeMillis int64  `json:"change_ms,omitempty"`
+	Changefreq   string `json:"changefreq,omitempty"`
 }
 
 // ContentUse is one use's answer: yes, no or unspecified, and the signal
@@ -71,6 +83,15 @@ type HostRecord struct {
 	Pages       int       `json:"pages,omitempty"`       // pages fetched, for the per-host budget
 	LastError   string    `json:"last_error,omitempty"`
 	IP          string    `json:"ip,omitempty"` // the address its last connection went to: its IP group
+	// The recheck schedule's part (frontier/freshness.Host): the
+	// histogram of its pages' change rates, its new pages per day and
+	// when that was counted, and what its schedule expects: the share
+	// of its pages kept current and their mean recheck interval.
+	Rates         []uint32  `json:"rates,omitempty"`
+	NewPerDay     float64   `json:"new_per_day,omitempty"`
+	NewAt         time.Time `json:"new_at,omitzero"`
+	Freshness     float64   `json:"freshness,omitempty"`
+	MeanIntervalS float64   `json:"mean_interval_s,omitempty"`
 }
 
 // RobotsRecord is the robots.txt state of one origin.

@@ -70,7 +70,10 @@ const (
 	fLinksZ        // Links, front-coded and flate-compressed (see linksZThreshold)
 	fPayloadDigest // absent from records written before it: they read as ""
 	fContentUse    // absent from records written before it: they read as nil
-	fLast          = fContentUse
+	fFingerprint   // absent from older records: read as 0 (no body seen)
+	fChanges       // ChangeChecks, ChangeCount, ChangeMillis; absent from older records: zeros
+	fChangefreq    // absent from older records: ""
+	fLast          = fChangefreq
 	fAll           = fLast<<1 - 1
 )
 
@@ -166,6 +169,9 @@ func presentFields(r *URLRecord, parent uint64) uint64 {
 	set(fNextCheck, !r.NextCheck.IsZero())
 	set(fPayloadDigest, r.PayloadDigest != "")
 	set(fContentUse, len(r.ContentUse) > 0)
+	set(fFingerprint, r.Fingerprint != 0)
+	set(fChanges, r.ChangeChecks != 0 || r.ChangeCount != 0 || r.ChangeMillis != 0)
+	set(fChangefreq, r.Changefreq != "")
 	return f
 }
 
@@ -209,6 +215,14 @@ func appendField(dst []byte, r *URLRecord, parent, bit uint64) []byte {
 		return appendString(dst, r.PayloadDigest)
 	case fContentUse:
 		return appendContentUse(dst, r.ContentUse)
+	case fFingerprint:
+		return binary.AppendUvarint(dst, r.Fingerprint)
+	case fChanges:
+		dst = binary.AppendVarint(dst, int64(r.ChangeChecks))
+		dst = binary.AppendVarint(dst, int64(r.ChangeCount))
+		return binary.AppendVarint(dst, r.ChangeMillis)
+	case fChangefreq:
+		return appendString(dst, r.Changefreq)
 	}
 	return dst // fNoIndex, fNoFollow: the bit is the value
 }
@@ -361,6 +375,12 @@ func (d *decoder) field(r *URLRecord, parent *uint64, bit uint64) {
 		r.PayloadDigest = d.string("payload_digest")
 	case fContentUse:
 		r.ContentUse = d.contentUse()
+	case fFingerprint:
+		r.Fingerprint = d.uvarint("fingerprint")
+	case fChanges:
+		r.ChangeChecks, r.ChangeCount, r.ChangeMillis = d.int("change checks"), d.int("change count"), d.varint("change ms")
+	case fChangefreq:
+		r.Changefreq = d.string("changefreq")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/freshness"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -88,6 +89,10 @@ type Config struct {
 	Daemon struct {
 		ShutdownTimeout time.Duration `mapstructure:"shutdown_timeout"`
 		RecrawlInterval time.Duration `mapstructure:"recrawl_interval"`
+		RecrawlPolicy   string        `mapstructure:"recrawl_policy"`
+		RecrawlMin      time.Duration `mapstructure:"recrawl_min"`
+		RecrawlMax      time.Duration `mapstructure:"recrawl_max"`
+		RecrawlShare    float64       `mapstructure:"recrawl_share"`
 	} `mapstructure:"daemon"`
 	HTTP struct {
 		Listen string `mapstructure:"listen"`
@@ -147,6 +152,10 @@ var defaults = map[string]any{
 	"log.format":                    "text",
 	"daemon.shutdown_timeout":       "5s",
 	"daemon.recrawl_interval":       "0s",
+	"daemon.recrawl_policy":         "fixed",
+	"daemon.recrawl_min":            "1h",
+	"daemon.recrawl_max":            "720h",
+	"daemon.recrawl_share":          freshness.DefaultShare,
 	"http.listen":                   "",
 }
 
@@ -374,6 +383,7 @@ func (c *Config) boundsProblems(bad func(key, format string, args ...any)) {
 			bad(key, "%d must be 0 (off) or more", n)
 		}
 	}
+	c.freshnessProblems(bad)
 	if c.SitemapFetchesPerHost < 1 {
 		bad("sitemap_fetches_per_host", "%d must be at least 1", c.SitemapFetchesPerHost)
 	}
@@ -430,6 +440,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		MaxLinksPerPage: c.Limits.MaxLinksPerPage,
 		ShutdownGrace:   c.Daemon.ShutdownTimeout,
 		Recrawl:         c.Daemon.RecrawlInterval,
+		Freshness:       c.freshnessPolicy(),
 		StoreBodies:     c.Storage.StoreBodies,
 		Purpose:         c.Policy.Purpose,
 		Logger:          log,

@@ -105,7 +105,11 @@ func printStatus(w io.Writer, st *status.Status) {
 	fmt.Fprintf(w, "queued      %d\nin flight   %d\nfetched     %d\ndisallowed  %d\nfailed      %d\nskipped     %d\nhosts       %d\n",
 		st.Queued, st.InFlight, st.Fetched, st.Disallowed, st.Failed, st.Skipped, st.Hosts)
 	if st.Recrawls > 0 {
-		fmt.Fprintf(w, "recrawls    %d scheduled\n", st.Recrawls)
+		fmt.Fprintf(w, "recrawls    %d scheduled, %d due within the hour\n", st.Recrawls, st.RechecksNextHour)
+	}
+	if st.EstimatedFreshness > 0 {
+		fmt.Fprintf(w, "freshness   %.1f%% of pages current (estimated), rechecked every %v on average\n",
+			100*st.EstimatedFreshness, roundInterval(time.Duration(st.MeanIntervalS*float64(time.Second))))
 	}
 	if len(st.PerHost) == 0 {
 		return
@@ -195,4 +199,13 @@ func stamp(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// roundInterval rounds a mean recheck interval to what is worth reading:
+// seconds under an hour, minutes above.
+func roundInterval(d time.Duration) time.Duration {
+	if d < time.Hour {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
 }

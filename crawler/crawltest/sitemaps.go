@@ -24,7 +24,7 @@ func urlset(host string, paths ...string) string {
 		if strings.HasPrefix(p, "/") {
 			loc = "{{host:" + host + "}}" + p
 		}
-		fmt.Fprintf(&b, "<url><loc>%s</loc><lastmod>2026-02-03</lastmod></url>", loc)
+		fmt.Fprintf(&b, "<url><loc>%s</loc><lastmod>2026-02-03</lastmod><changefreq>weekly</changefreq></url>", loc)
 	}
 	return b.String() + "</urlset>"
 }

@@ -38,6 +38,10 @@ func (f Format) String() string {
 type Entry struct {
 	URL     string
 	Lastmod time.Time // zero if absent or unparsable
+	// Changefreq is a urlset entry's <changefreq>, lowercased: one of
+	// always, hourly, daily, weekly, monthly, yearly, never; "" if
+	// absent or another value.
+	Changefreq string
 }
 
 // Result describes a parse.

@@ -239,3 +239,28 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestChangefreq: a urlset entry's changefreq is kept, lowercased, when it
+// is one the protocol defines; anything else, and an index's, is "".
+func TestChangefreq(t *testing.T) {
+	body := `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>https://example.org/a</loc><changefreq>hourly</changefreq></url>
+<url><loc>https://example.org/b</loc><changefreq> Weekly </changefreq><lastmod>2026-01-02</lastmod></url>
+<url><loc>https://example.org/c</loc><changefreq>sometimes</changefreq></url>
+<url><loc>https://example.org/d</loc></url>
+<url><loc>https://example.org/e</loc><changefreq>never</changefreq></url>
+</urlset>`
+	got, _, _ := parseAll(t, strings.NewReader(body), Options{})
+	want := []string{"hourly", "weekly", "", "", "never"}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d", len(got), len(want))
+	}
+	for i, e := range got {
+		if e.Changefreq != want[i] {
+			t.Errorf("entry %d (%s): changefreq %q, want %q", i, e.URL, e.Changefreq, want[i])
+		}
+	}
+	if !got[1].Lastmod.Equal(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("entry 1 lastmod %v, want 2026-01-02 (a changefreq before it must not take its place)", got[1].Lastmod)
+	}
+}

@@ -177,7 +177,8 @@ func (p *xmlItems) start(t xml.StartElement, depth int) {
 			}
 			return
 		}
-		if t.Name.Local == p.sh.loc || contains(p.sh.lastmod, t.Name.Local) {
+		if t.Name.Local == p.sh.loc || contains(p.sh.lastmod, t.Name.Local) ||
+			p.sh.format == URLSet && t.Name.Local == "changefreq" {
 			p.field = t.Name.Local
 			p.text.Reset()
 		}
@@ -193,6 +194,8 @@ func (p *xmlItems) end(depth int, emit func(Entry) error) error {
 			if !p.haveLink {
 				p.cur.URL, p.haveLink = v, true
 			}
+		} else if p.field == "changefreq" {
+			p.cur.Changefreq = changefreq(v)
 		} else if p.cur.Lastmod.IsZero() {
 			p.cur.Lastmod = ParseDate(v)
 		}
@@ -278,4 +281,14 @@ func ParseDate(s string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// changefreq is v as a changefreq value the protocol defines, lowercased,
+// or "".
+func changefreq(v string) string {
+	switch v = strings.ToLower(v); v {
+	case "always", "hourly", "daily", "weekly", "monthly", "yearly", "never":
+		return v
+	}
+	return ""
 }

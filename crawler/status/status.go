@@ -27,8 +27,16 @@ type Status struct {
 	Failed     int    `json:"failed"`
 	Skipped    int    `json:"skipped"`
 	Recrawls   int    `json:"recrawls_scheduled"`
-	Hosts      int    `json:"hosts"`
-	PerHost    []Host `json:"per_host"`
+	// The recheck schedule (see frontier/freshness): rechecks due within
+	// the next hour (counted up to 100,000), and over the pages on it,
+	// the mean interval and the expected share of pages whose stored
+	// copy is current, from their estimated change rates. Zero when no
+	// page is on the schedule.
+	RechecksNextHour   int     `json:"rechecks_next_hour"`
+	MeanIntervalS      float64 `json:"recheck_mean_interval_s,omitempty"`
+	EstimatedFreshness float64 `json:"estimated_freshness,omitempty"`
+	Hosts              int     `json:"hosts"`
+	PerHost            []Host  `json:"per_host"`
 }
 
 // Host is one host's part of a Status.
@@ -48,7 +56,12 @@ type Host struct {
 	HoldUntil   time.Time `json:"hold_until,omitzero"`
 	LastError   string    `json:"last_error,omitempty"`
 	IP          string    `json:"ip,omitempty"` // IP group: the address its connections go to
-	Sitemaps    *Sitemaps `json:"sitemaps,omitempty"`
+	// Its pages on the recheck schedule, their mean interval and
+	// expected freshness (see Status).
+	RecheckPages       int       `json:"recheck_pages,omitempty"`
+	MeanIntervalS      float64   `json:"recheck_mean_interval_s,omitempty"`
+	EstimatedFreshness float64   `json:"estimated_freshness,omitempty"`
+	Sitemaps           *Sitemaps `json:"sitemaps,omitempty"`
 }
 
 // Sitemaps counts one host's sitemap files and what they listed.
@@ -71,6 +84,8 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 		c := tx.Counts()
 		st.Fetched, st.Disallowed, st.Failed, st.Skipped = c[storage.Fetched], c[storage.Disallowed], c[storage.Failed], c[storage.Skipped]
 		st.Recrawls = tx.CountDue()
+		st.RechecksNextHour = tx.CountDueBefore(now.Add(time.Hour), 100000)
+		var pages int
 		hosts := map[string]*Host{}
 		get := func(h string) *Host {
 			if hosts[h] == nil {
@@ -81,6 +96,13 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 		tx.ForEachHost(func(h string, r storage.HostRecord) error {
 			s := get(h)
 			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = r.Interval, r.LastRequest, r.HoldUntil, r.LastError, r.IP
+			for _, n := range r.Rates {
+				s.RecheckPages += int(n)
+			}
+			s.MeanIntervalS, s.EstimatedFreshness = r.MeanIntervalS, r.Freshness
+			pages += s.RecheckPages
+			st.MeanIntervalS += float64(s.RecheckPages) * r.MeanIntervalS
+			st.EstimatedFreshness += float64(s.RecheckPages) * r.Freshness
 			return nil
 		})
 		tx.QueuedHosts(func(h string, n int) error {
@@ -125,6 +147,10 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 		})
 		for _, h := range hosts {
 			st.PerHost = append(st.PerHost, *h)
+		}
+		if pages > 0 {
+			st.MeanIntervalS /= float64(pages)
+			st.EstimatedFreshness /= float64(pages)
 		}
 		return nil
 	})

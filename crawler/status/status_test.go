@@ -1,6 +1,7 @@
 package status
 
 import (
+	"math"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -79,5 +80,46 @@ func TestRead(t *testing.T) {
 		if g, w := c.got, c.want; !reflect.DeepEqual(g, w) {
 			t.Errorf("%s: %v, want %v", c.what, g, w)
 		}
+	}
+}
+
+// TestReadFreshness: the recheck schedule's figures: rechecks due within
+// the hour, and the mean interval and estimated freshness over the pages
+// on the schedule, weighted by each host's pages.
+func TestReadFreshness(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	if err := db.Update(func(tx *storage.Tx) error {
+		if err := tx.PutURL(&storage.URLRecord{URL: "http://a.test/", State: storage.Fetched, Links: []string{}}, ""); err != nil {
+			return err
+		}
+		for _, d := range []time.Duration{-time.Minute, 30 * time.Minute, 59 * time.Minute, 2 * time.Hour} {
+			if err := tx.ScheduleDue(storage.Due{At: now.Add(d), Kind: storage.DuePage, URL: "http://a.test/" + d.String()}); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutHost("a.test", storage.HostRecord{Rates: []uint32{1, 0, 2}, Freshness: 0.9, MeanIntervalS: 3600}); err != nil {
+			return err
+		}
+		return tx.PutHost("b.test", storage.HostRecord{Rates: []uint32{0, 1}, Freshness: 0.5, MeanIntervalS: 7200})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Read(db, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.RechecksNextHour != 3 || st.Recrawls != 4 {
+		t.Errorf("rechecks within the hour %d of %d, want 3 of 4", st.RechecksNextHour, st.Recrawls)
+	}
+	if math.Abs(st.MeanIntervalS-4500) > 1e-9 || math.Abs(st.EstimatedFreshness-0.8) > 1e-9 {
+		t.Errorf("mean interval %gs, freshness %g; want 4500s (3 pages at 1h, 1 at 2h) and 0.8", st.MeanIntervalS, st.EstimatedFreshness)
+	}
+	if h := st.PerHost[0]; h.RecheckPages != 3 || h.EstimatedFreshness != 0.9 || h.MeanIntervalS != 3600 {
+		t.Errorf("a.test: %+v", h)
 	}
 }
