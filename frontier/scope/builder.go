@@ -16,6 +16,8 @@ type builder struct {
 
 	incl, excl         []string
 	inclRule, exclRule []int
+	res                []*regexp.Regexp
+	resRule            []int
 }
 
 // add appends a rule and returns its index.
@@ -128,7 +130,7 @@ func (b *builder) pattern(key, p string) {
 		b.fail(r, fmt.Errorf("not a regular expression (RE2 syntax): %w", err))
 		return
 	}
-	b.s.patterns, b.s.patRule = append(b.s.patterns, re), append(b.s.patRule, i)
+	b.res, b.resRule = append(b.res, re), append(b.resRule, i)
 }
 
 func (b *builder) extension(key, e string) {
@@ -147,11 +149,5 @@ func (b *builder) extension(key, e string) {
 func (b *builder) finish() {
 	b.s.include = newPrefixTable(b.incl, b.inclRule)
 	b.s.exclude = newPrefixTable(b.excl, b.exclRule)
-	if len(b.s.patterns) > 0 {
-		parts := make([]string, len(b.s.patterns))
-		for i, p := range b.s.patterns {
-			parts[i] = "(?:" + p.String() + ")"
-		}
-		b.s.anyPat = regexp.MustCompile(strings.Join(parts, "|"))
-	}
+	b.s.patterns = newPatternSet(b.res, b.resRule)
 }

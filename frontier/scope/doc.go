@@ -32,8 +32,11 @@
 // Decide does not loop over rules: hosts are one map lookup, domains one
 // lookup per label of the host, prefixes a binary search in a sorted table
 // followed up a chain of nested prefixes, extensions one lookup. None of
-// these allocate. Exclude patterns are one combined RE2 match (the rule
-// that matched is looked for only once the combined one has).
+// these allocate. Exclude patterns are prefiltered: each yields, where its
+// syntax allows, literals one of which any match contains, and one
+// Aho-Corasick pass over the URL picks the patterns worth running. A
+// pattern with no such literal (`^https://[^/]+/\d+$`) runs on every URL
+// that the includes admit. BenchmarkScope1000Rules measures it.
 //
 // # Caveats
 //

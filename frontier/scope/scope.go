@@ -3,7 +3,6 @@ package scope
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -87,9 +86,7 @@ type Scope struct {
 	include  prefixTable
 	exclude  prefixTable
 	exts     map[string]int // lower-case extension without the dot -> rule
-	patterns []*regexp.Regexp
-	patRule  []int
-	anyPat   *regexp.Regexp // all patterns in one; nil without any
+	patterns patternSet
 }
 
 // Compile checks and compiles c's rules. Every bad rule is reported (see
@@ -173,14 +170,7 @@ func (s *Scope) excluded(u string) int {
 	if r := s.extension(u); r >= 0 {
 		return r
 	}
-	if s.anyPat != nil && s.anyPat.MatchString(u) {
-		for i, p := range s.patterns {
-			if p.MatchString(u) {
-				return s.patRule[i]
-			}
-		}
-	}
-	return -1
+	return s.patterns.match(u)
 }
 
 // extension looks up the extension of u's last path segment.
