@@ -51,6 +51,10 @@ type task struct {
 	// IP group's other hosts wait for that: see frontier's Sent).
 	claim      uint64
 	notifySent bool
+	// keepBody: a page's body is kept (storage.store_bodies, or its
+	// host's override); noWARC: its host's override keeps its exchanges
+	// out of the WARC files.
+	keepBody, noWARC bool
 }
 
 // sentNote reports when a task's request went out.
@@ -136,7 +140,7 @@ func (p *pool) run(t task) (r result) {
 		// stays queued, as at a stop.
 		r.interrupted = t.stop()
 	}()
-	ctx, capt := p.startCapture(ctx)
+	ctx, capt := p.startCapture(ctx, t)
 	defer p.archiveExchange(&r, capt) // runs last, once r is complete
 	// Note when the request really leaves (after connecting): politeness
 	// counts from there; its IP group's other hosts may wait to hear.
@@ -189,7 +193,7 @@ func (p *pool) run(t task) (r result) {
 		r.links = &pl
 		r.parsed.Links = nil
 	}
-	if p.cfg.StoreBodies && r.parsed != nil && !r.parsed.Directives.NoIndex {
+	if t.keepBody && r.parsed != nil && !r.parsed.Directives.NoIndex {
 		// Compressing here keeps the work off the coordinator.
 		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}

@@ -30,9 +30,9 @@ func (c *Crawler) loadDigests() error {
 }
 
 // startCapture makes the request made with the returned context record
-// its raw exchange; nil when WARC output is off.
-func (p *pool) startCapture(ctx context.Context) (context.Context, *fetch.Capture) {
-	if p.cfg.Archive == nil {
+// its raw exchange; nil when WARC output is off (for the task's host).
+func (p *pool) startCapture(ctx context.Context, t task) (context.Context, *fetch.Capture) {
+	if p.cfg.Archive == nil || t.noWARC {
 		return ctx, nil
 	}
 	capt := fetch.NewCapture()

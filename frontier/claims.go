@@ -221,7 +221,7 @@ func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, n
 		ri = rate.Interval()
 	}
 	f.meet(host, now)
-	f.sched.SetInterval(host, f.delays.interval(cd, ri), now)
+	f.sched.SetInterval(host, f.interval(host, cd, ri), now)
 }
 
 // SetDelays changes the delay policy (a configuration reload): each
@@ -233,7 +233,7 @@ func (f *Frontier[H]) SetDelays(d DelayPolicy, rules func(host string) *robots.R
 		if r := rules(host); r != nil {
 			f.ApplyRobots(host, r, agent, now)
 		} else {
-			f.sched.SetInterval(host, d.interval(0, 0), now)
+			f.sched.SetInterval(host, f.interval(host, 0, 0), now)
 		}
 	}
 }

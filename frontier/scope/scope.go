@@ -222,6 +222,10 @@ func parentDomain(d string) string {
 	return ""
 }
 
+// Empty reports whether s has no rule at all (no seeds either): it
+// admits nothing.
+func (s *Scope) Empty() bool { return s == nil || len(s.rules) == 0 }
+
 // Rules lists the compiled rules in config order.
 func (s *Scope) Rules() []Rule { return append([]Rule(nil), s.rules...) }
 
