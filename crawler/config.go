@@ -15,16 +15,16 @@ import (
 // Config is everything a crawl needs. Zero values take the defaults
 // documented on each field (see Defaults).
 type Config struct {
-	Agent        string   // product token for robots.txt and <meta name>
-	Seeds        []string // absolute http(s) URLs
-	Scope        []string // host or host:port; empty = the seeds' hosts, unless Rules include some
+	Agent string   // product token for robots.txt and <meta name>
+	Seeds []string // absolute http(s) URLs
+	Scope []string // host or host:port; empty = the seeds' hosts, unless Rules include some
 	// Rules are the other scope rules (domains, prefixes, seed_prefix,
 	// excludes, skip_extensions); their Hosts and Seeds are Scope and
 	// Seeds. See frontier/scope.
 	Rules scope.Config
 	// Hosts are the per-host overrides (the config's hosts: section).
-	Hosts map[string]frontier.Override
-	Workers      int      // concurrent fetches overall
+	Hosts        map[string]frontier.Override
+	Workers      int // concurrent fetches overall
 	Limits       frontier.Limits
 	DefaultDelay time.Duration // spacing floor per host
 	// IPMaxInFlight caps requests in flight to one IP across all its hosts

@@ -49,7 +49,7 @@ type Config struct {
 	// hold dots, which viper takes for nesting): see config_scope.go.
 	Hosts  map[string]any `mapstructure:"hosts"`
 	policy policyFile
-	Traps struct {
+	Traps  struct {
 		MaxURLLength        int  `mapstructure:"max_url_length"`
 		MaxRepeatedSegments int  `mapstructure:"max_repeated_segments"`
 		MaxPagesPerHost     int  `mapstructure:"max_pages_per_host"`
