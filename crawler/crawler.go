@@ -145,7 +145,11 @@ func (c *Crawler) scope() (*scope.Scope, error) {
 		}
 	}
 	rules := c.cfg.Rules
-	rules.Hosts, rules.Seeds = c.cfg.Scope, c.cfg.Seeds
+	rules.Hosts = c.cfg.Scope
+	if rules.Seeds == nil {
+		// Set apart from Seeds by a caller that admits no seeds (why).
+		rules.Seeds = c.cfg.Seeds
+	}
 	s, err := scope.Compile(rules)
 	if err != nil {
 		return nil, fmt.Errorf("scope: %w", err)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
@@ -210,6 +211,9 @@ type ExportRecord struct {
 	CheckedAt     string `json:"checked_at,omitempty"`
 	NextCheck     string `json:"next_check,omitempty"`
 	PayloadDigest string `json:"payload_digest,omitempty"`
+	// Why explains a refused URL (skipped or disallowed) in one line: its
+	// state and the rule that refused it, as `politecrawl why` says it.
+	Why string `json:"why,omitempty"`
 }
 
 func newExportRecord(r *storage.URLRecord) ExportRecord {
@@ -233,6 +237,9 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 		e.NextCheck = r.NextCheck.UTC().Format(time.RFC3339)
 	}
 	e.PayloadDigest = r.PayloadDigest
+	if r.State == storage.Skipped || r.State == storage.Disallowed {
+		e.Why = crawler.RecordWhy(r)
+	}
 	if e.Links == nil {
 		e.Links = []string{}
 	}
