@@ -56,7 +56,8 @@ func (p *pool) archiveExchange(r *result, capt *fetch.Capture) {
 	}
 	ex := archive.Exchange{URL: t.url, Date: date, IP: ip, Request: req, Response: resp, Truncated: cut}
 	if r.page != nil {
-		ex.Truncated = ex.Truncated || r.page.Truncated
+		// A type scope.accept_types refuses is cut after its headers.
+		ex.Truncated = ex.Truncated || r.page.Truncated || r.page.Unaccepted
 	}
 	if t.kind == taskPage {
 		if t.etag != "" || t.lastMod != "" {

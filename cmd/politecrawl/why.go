@@ -65,13 +65,8 @@ func whyAsker(cfg *Config) (ask func(string) (crawler.Why, error), done func(), 
 	if err != nil {
 		return nil, nil, err
 	}
-	cc := cfg.crawlerConfig(slog.New(slog.DiscardHandler))
 	// The seeds shape the scope; none is admitted by asking.
-	cc.Rules.Seeds, cc.Seeds = cc.Seeds, nil
-	if cc.Rules.Seeds == nil {
-		cc.Rules.Seeds = []string{}
-	}
-	c, err := crawler.New(db, cc)
+	c, err := crawler.New(db, withoutSeeds(cfg.crawlerConfig(slog.New(slog.DiscardHandler))))
 	if err != nil {
 		db.Close()
 		return nil, nil, err

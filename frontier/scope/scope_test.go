@@ -129,3 +129,24 @@ func TestPrefixTableAgainstALoop(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsKeepTheirMeaning: scope.hosts entries are exact; one without a
+// port admits every port (as before the crawl policy).
+func TestHostsKeepTheirMeaning(t *testing.T) {
+	s := mustCompile(t, Config{Hosts: []string{"Example.com", "127.0.0.1:8080"}})
+	for _, c := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://example.com/a", true},
+		{"https://example.com:8443/a", true},
+		{"http://www.example.com/", false},
+		{"http://127.0.0.1:8080/x", true},
+		{"http://127.0.0.1:8081/x", false},
+		{"http://127.0.0.1/x", false},
+	} {
+		if got := s.Contains(c.url); got != c.want {
+			t.Errorf("Contains(%q) = %v, want %v", c.url, got, c.want)
+		}
+	}
+}
