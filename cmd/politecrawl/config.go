@@ -47,7 +47,7 @@ type Config struct {
 	} `mapstructure:"scope"`
 	// Hosts is the hosts: section, read from the file itself (host names
 	// hold dots, which viper takes for nesting): see config_scope.go.
-	Hosts  map[string]any `mapstructure:"hosts"`
+	Hosts  any `mapstructure:"hosts"`
 	policy policyFile
 	Traps  struct {
 		MaxURLLength        int  `mapstructure:"max_url_length"`
