@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/scope"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -131,4 +132,39 @@ func TestReloadedRuleSkipsQueuedURLs(t *testing.T) {
 	if docs.Count("/3/howto/page1.html") != 1 {
 		t.Errorf("page1 (still in scope) fetched %d times, want 1", docs.Count("/3/howto/page1.html"))
 	}
+}
+
+// TestAcceptTypesAndBodiesPerHost: with accept_types text/html, the
+// image, zip and text files are requested once, cut after their headers
+// and recorded skipped with their type; a host whose override says
+// store_bodies: false keeps none of its pages' bodies.
+func TestAcceptTypesAndBodiesPerHost(t *testing.T) {
+	web, docs, _ := docsSite(t)
+	defer web.Close()
+	cfg := testConfig(docs.URL("/3/index.html"))
+	cfg.DefaultDelay = 5 * time.Millisecond
+	cfg.Fetch.AcceptTypes = []string{"text/html"}
+	no := false
+	cfg.Hosts = map[string]frontier.Override{"127.0.0.1": {StoreBodies: &no}}
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	runFor(t, db, cfg, 30*time.Second, nil)
+	recs := records(t, db)
+	for path, ct := range map[string]string{"/3/_images/logo.png": "image/png", "/3/download/docs.zip": "text/plain", "/3/howto/notes.txt": "text/plain"} {
+		r := recs[docs.URL(path)]
+		want := fmt.Sprintf("scope.accept_types: content type %q is not accepted", ct)
+		if r == nil || r.State != storage.Skipped || r.Error != want || docs.Count(path) != 1 {
+			t.Errorf("%s: record %+v, requested %d times; want skipped %q after one request", path, r, docs.Count(path), want)
+		}
+	}
+	page := docs.URL("/3/howto/page1.html")
+	if r := recs[page]; r == nil || r.State != storage.Fetched {
+		t.Fatalf("%s: %+v, want fetched", page, r)
+	}
+	db.View(func(tx *storage.Tx) error {
+		if b, _ := tx.Body(page); b != nil {
+			t.Errorf("%s: body kept (%d bytes) though its host's store_bodies is false", page, len(b))
+		}
+		return nil
+	})
 }
