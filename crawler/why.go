@@ -57,6 +57,7 @@ func (c *Crawler) explain(raw string) (Why, error) {
 	d := c.front.Decide(n)
 	add("scope", "%s", d)
 	var rec *storage.URLRecord
+	var guard string
 	view := c.db.View
 	if b := c.commits.Batch(); b != nil {
 		view = b.Do
@@ -70,11 +71,12 @@ func (c *Crawler) explain(raw string) (Why, error) {
 		if rec != nil {
 			depth, parent = rec.Depth, rec.Parent
 		}
-		guard := c.front.Guards(tx, n, depth, parent)
+		guard = c.front.Guards(tx, n, depth, parent)
 		if guard == "" {
-			guard = "none refuses it"
+			add("trap guard", "none refuses it")
+		} else {
+			add("trap guard", "%s", guard)
 		}
-		add("trap guard", "%s", guard)
 		return nil
 	})
 	if err != nil {
@@ -82,8 +84,9 @@ func (c *Crawler) explain(raw string) (Why, error) {
 	}
 	host := urlnorm.Authority(n)
 	add("host override", "%s", c.front.OverrideSays(host))
-	add("robots.txt", "%s", c.robotsSays(n))
-	w.Verdict = verdict(d.In, rec)
+	says, refused := c.robotsSays(n)
+	add("robots.txt", "%s", says)
+	w.Verdict = verdict(d.In, guard, refused, rec)
 	if rec != nil {
 		add("record", "%s", RecordWhy(rec))
 	} else {
@@ -92,16 +95,26 @@ func (c *Crawler) explain(raw string) (Why, error) {
 	return w, nil
 }
 
-// robotsSays explains what the URL's origin's robots.txt says of it.
-func (c *Crawler) robotsSays(n string) string {
+// robotsSays explains what the URL's origin's robots.txt says of it, and
+// the reason it refuses the URL for ("" when it does not, or is not known
+// yet).
+func (c *Crawler) robotsSays(n string) (says, refused string) {
 	o := c.robots.Lookup(urlnorm.Origin(n))
 	if o == nil || o.Rules() == nil {
-		return "not fetched yet for this origin (asked before the first request)"
+		return "not fetched yet for this origin (asked before the first request)", ""
+	}
+	if reason, ok := c.disallowed(o, n); !ok {
+		refused = reason
 	}
 	if o.Outcome() == robotscache.Unreachable {
-		return "unreachable: " + o.Reason()
+		return "unreachable: " + o.Reason(), refused
 	}
-	d := o.Rules().Explain(c.cfg.Agent, n)
+	return c.robotsRule(o.Rules(), n), refused
+}
+
+// robotsRule says which group and rule of r decide n.
+func (c *Crawler) robotsRule(r *robots.Robots, n string) string {
+	d := r.Explain(c.cfg.Agent, n)
 	group := "the group for " + c.cfg.Agent
 	switch d.Scope {
 	case robots.ScopeGlobal:
@@ -125,8 +138,10 @@ func (c *Crawler) robotsSays(n string) string {
 	return fmt.Sprintf("%s by %s: %s (line %d), in %s", verb, rule, d.Rule.Pattern, d.Rule.Line, group)
 }
 
-// verdict is the one-line answer.
-func verdict(in bool, rec *storage.URLRecord) string {
+// verdict is the one-line answer: the record's, or what would become of
+// the URL if the crawl found it now (guard and robots: the reasons a trap
+// guard and robots.txt refuse it for, if they do).
+func verdict(in bool, guard, robots string, rec *storage.URLRecord) string {
 	switch {
 	case rec != nil && rec.State == storage.Queued:
 		return "queued: it will be decided again when it comes up"
@@ -136,8 +151,12 @@ func verdict(in bool, rec *storage.URLRecord) string {
 		return "not fetched: " + RecordWhy(rec)
 	case !in:
 		return "would not be fetched: out of scope"
+	case guard != "":
+		return "would be recorded skipped if found: " + guard
+	case robots != "":
+		return "would be recorded disallowed if found: " + robots
 	}
-	return "would be queued if found (subject to the steps above)"
+	return "would be queued if found"
 }
 
 // RecordWhy explains a decided record in one line: its state and the

@@ -39,7 +39,6 @@
 //     today, and too many dated URLs of one pattern per host. Refusals by
 //     a guard carry a reason starting "trap: ". Today comes from the now
 //     function given to NewAdmitter.
-//
 //   - Overrides: the config's hosts: section, per host or domain: a
 //     delay floor in place of the default (robots.txt still wins when
 //     slower), a page budget, whether bodies and WARC records are kept.

@@ -138,6 +138,8 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 	check("stopped", txt, wantTxt)
 	check("stopped", private, wantPrivate)
 	check("stopped", fetched, wantFetched)
+	check("stopped", h.URL("/docs/private2"), []string{"record:        not seen by the crawl",
+		"verdict:       would be recorded disallowed if found: robots.txt: Disallow: /docs/private (line 2)"})
 	if n := h.Count("/docs/notes.txt") + h.Count("/other") + h.Count("/docs/private"); n != 0 {
 		t.Errorf("%d requests for URLs outside the rules or disallowed", n)
 	}
