@@ -11,6 +11,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/scope"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -167,4 +168,37 @@ func TestAcceptTypesAndBodiesPerHost(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestWARCPerHost: a host whose override says warc: false has none of its
+// exchanges archived; the others are, as before.
+func TestWARCPerHost(t *testing.T) {
+	web, docs, _ := docsSite(t)
+	defer web.Close()
+	other := web.AddHost("other", map[string]*crawltest.Page{"/": {Body: `<a href="/x">x</a>`}, "/x": {Body: "x"}})
+	cfg := testConfig(docs.URL("/3/howto/index.html"), other.URL("/"))
+	cfg.DefaultDelay = 5 * time.Millisecond
+	cfg.Scope = []string{docs.Authority(), other.Authority()}
+	no := false
+	cfg.Hosts = map[string]frontier.Override{other.Authority(): {WARC: &no}}
+	dir := t.TempDir()
+	cfg.Archive = openArchive(t, dir)
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	runFor(t, db, cfg, 30*time.Second, nil)
+	if err := cfg.Archive.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if other.Count("/x") != 1 {
+		t.Fatalf("other's /x requested %d times, want 1", other.Count("/x"))
+	}
+	archived := map[string]int{}
+	for _, e := range scanArchive(t, dir) {
+		if e.Type() == "response" {
+			archived[urlnorm.Authority(e.Header.Get("WARC-Target-URI"))]++
+		}
+	}
+	if archived[other.Authority()] != 0 || archived[docs.Authority()] == 0 {
+		t.Errorf("response records per host: %v; want none for %s (warc: false), some for %s", archived, other.Authority(), docs.Authority())
+	}
 }
