@@ -17,8 +17,13 @@
 //     spacing from frontier.Delay via the host's rate limiter). Until the origin's
 //     robots.txt outcome is known, or after it expires, the only request
 //     sent to the host is for /robots.txt. A head URL that robots.txt
-//     disallows is recorded and the claimed slot handed back unused.
-//  3. Fetch and extract happen on a worker. With Config.Archive set, the
+//     disallows, or that the scope rules exclude now (a reload changed
+//     them: Frontier.OutOfScope), is recorded and the claimed slot handed
+//     back unused.
+//  3. Fetch and extract happen on a worker. A response of a type
+//     scope.accept_types does not list is cut after its headers and
+//     recorded skipped. Whether the body is kept and the exchange archived
+//     is its host's (the hosts: overrides), decided at dispatch. With Config.Archive set, the
 //     worker also writes the exchange's WARC records (crawler/archive),
 //     fed the raw bytes that fetch captured on the connection.
 //  4. Record: the coordinator commits the result in one transaction with
