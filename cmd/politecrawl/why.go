@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
@@ -55,9 +58,28 @@ otherwise it reads the state file with the config's rules.`,
 }
 
 // whyAsker returns how to ask about a URL: the running crawl, or the
-// state file opened here (closed by done).
+// state file opened here (closed by done). Before any crawl (no state
+// file yet) the rules alone answer, with an empty state made in a
+// temporary folder: asking creates no state file.
 func whyAsker(cfg *Config) (ask func(string) (crawler.Why, error), done func(), err error) {
-	db, err := storage.Open(cfg.State, storage.Options{Timeout: 300 * time.Millisecond})
+	state, cleanup := cfg.State, func() {}
+	if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
+		dir, err := os.MkdirTemp("", "politecrawl-why-")
+		if err != nil {
+			return nil, nil, err
+		}
+		state, cleanup = filepath.Join(dir, "empty.db"), func() { os.RemoveAll(dir) }
+	}
+	ask, closeDB, err := openWhy(cfg, state)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return ask, func() { closeDB(); cleanup() }, nil
+}
+
+func openWhy(cfg *Config, state string) (ask func(string) (crawler.Why, error), done func(), err error) {
+	db, err := storage.Open(state, storage.Options{Timeout: 300 * time.Millisecond})
 	if errors.Is(err, storage.ErrLocked) {
 		api := crawlAPI{cfg.State, cfg.HTTP.Listen}
 		return func(u string) (crawler.Why, error) { return whyFromCrawl(api, u) }, func() {}, nil

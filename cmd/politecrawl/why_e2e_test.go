@@ -151,3 +151,29 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 		t.Errorf("export why of a fetched page = %q, want none", r.Why)
 	}
 }
+
+// TestWhyBeforeAnyCrawl: the rules alone answer, and asking creates no
+// state file.
+func TestWhyBeforeAnyCrawl(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.db")
+	cfg := writeConfig(t, fmt.Sprintf("seeds: [https://docs.example.org/3/howto/]\nstate: %q\nscope:\n  seed_prefix: true\n  skip_extensions: [zip]\n", state))
+	out, errOut, code := runCLI(t, "why", "-c", cfg, "https://docs.example.org/3/howto/a.html", "https://docs.example.org/3/howto/a.zip",
+		"https://docs.example.org/3/library/")
+	if code != 0 {
+		t.Fatalf("why: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`in scope: included by scope.seed_prefix (seeds[0]) "https://docs.example.org/3/howto/" (` + cfg + ":1)",
+		"verdict:       would be queued if found",
+		`excluded by scope.skip_extensions[0] "zip" (` + cfg + ":5)",
+		"out of scope: no include rule matches",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("why lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("why made a state file (%v)", err)
+	}
+}
