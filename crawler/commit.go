@@ -173,6 +173,9 @@ func (c *Crawler) receive(r result) error {
 	case c.robotsReleasable(r):
 		c.applyRobots(r, c.cfg.Now())
 		c.release(&r)
+	case r.task.kind == taskTDMRep:
+		c.applyTDMRep(r)
+		c.release(&r)
 	}
 	c.received = append(c.received, r)
 	c.receivedSize += resultSize(r)

@@ -54,6 +54,11 @@ type Config struct {
 	// its fetch, and is checked with a conditional GET.
 	Recrawl     time.Duration
 	StoreBodies bool // keep page bodies (not for noindex pages)
+	// Purpose is the crawl's declared purpose (policy.purpose; see
+	// crawler/contentuse): URLs whose robots.txt says no to it are not
+	// fetched, responses whose headers or meta tags say no are not
+	// stored. "" declares none: the signals are only recorded.
+	Purpose string
 	// Archive, if set, receives every HTTP exchange as WARC records; see
 	// crawler/archive. The crawl syncs it before each state commit.
 	Archive *archive.Writer

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/cuts"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/gate"
@@ -32,6 +33,7 @@ type Crawler struct {
 	// and the work besides the queue (robots.txt hops: tasks).
 	front  *frontier.Frontier[task]
 	robots *robotscache.Cache // every origin's robots.txt lifecycle
+	sites  *contentuse.Sites  // each origin's tdmrep.json; nil without a declared purpose
 
 	inflight     int            // tasks handed to workers and not back yet (waiting ones too)
 	tasks        chan task      // to the workers (see aheadOf); nil outside Run
@@ -98,6 +100,9 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		control: make(chan call),
 		cuts:    cuts.New[task](),
 		stopped: make(chan struct{}),
+	}
+	if cfg.Purpose != "" {
+		c.sites = contentuse.NewSites()
 	}
 	c.work = &pool{cfg: &c.cfg, fetcher: fetch.New(withClock(cfg.Fetch, cfg.Now)), parseBig: newParseGate(), cuts: c.cuts}
 	// The WARC records of a batch's results are on disk before any

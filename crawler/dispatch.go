@@ -68,7 +68,8 @@ const receivedMax = 64 << 20
 
 // prepare decides what to do with a claimed host slot. In order: a
 // robots.txt redirect hop; robots.txt itself when the next URL's origin
-// has no usable outcome; the next sitemap file; the head of the queue. A
+// has no usable outcome; the next sitemap file; with a declared purpose,
+// the origin's tdmrep.json when not asked for yet; the head of the queue. A
 // next URL that cannot be fetched (robots.txt disallows it, or gave up) is
 // settled without a request and the slot handed back.
 func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
@@ -118,10 +119,19 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
-	if reason, allowed := c.disallowed(o, t.url); !allowed {
-		if t.kind == taskPage {
+	if t.kind == taskPage && c.sites != nil && c.sites.Ask(origin) {
+		// Its origin's tdmrep.json first, on this slot as robots.txt is
+		// (the page stays at the head of the queue for the next one).
+		return task{kind: taskTDMRep, host: host, url: origin + tdmRepPath, origin: origin}, true, nil
+	}
+	if t.kind == taskPage {
+		if reason, allowed := c.refusePage(o, t.url); !allowed {
 			return task{}, false, c.settleDisallowed(t, o, reason, now)
 		}
+		t.useSite = c.siteUse(o, t.url)
+		return t, true, nil
+	}
+	if reason, allowed := c.disallowed(o, t.url); !allowed {
 		return task{}, false, c.settle(t, storage.Disallowed, reason, now)
 	}
 	return t, true, nil
@@ -150,7 +160,7 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 			if !ok || n >= settleRunMax || originOf(e.URL) != origin {
 				return nil
 			}
-			if reason, ok = c.disallowed(o, e.URL); ok {
+			if reason, ok = c.refusePage(o, e.URL); ok {
 				return nil
 			}
 		}

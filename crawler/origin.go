@@ -12,7 +12,9 @@ import (
 
 // robotsVerdicts is what admission asks of the robots.txt cache: URLs
 // whose origin's robots.txt is known are recorded disallowed (or failed,
-// when robots.txt stayed unreachable) without ever entering a queue.
+// when robots.txt stayed unreachable) without ever entering a queue. A
+// content-use signal of robots.txt that says no to the declared purpose
+// refuses a URL the same way (see refusePage).
 type robotsVerdicts struct{ c *Crawler }
 
 func (v robotsVerdicts) Verdict(url string) (storage.State, string) {
@@ -24,7 +26,7 @@ func (v robotsVerdicts) Verdict(url string) (storage.State, string) {
 	case o.GaveUp():
 		return storage.Failed, o.Reason()
 	case o.Usable(c.cfg.Now()):
-		if reason, ok := c.disallowed(o, url); !ok {
+		if reason, ok := c.refusePage(o, url); !ok {
 			return storage.Disallowed, reason
 		}
 	}

@@ -63,6 +63,8 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		err = c.robotsStep(tx, r, appliedEarlier, now)
 	case taskSitemap:
 		err = c.recordSitemap(tx, r, now)
+	case taskTDMRep:
+		// Applied when it came back (see receive); nothing to write.
 	default:
 		err = c.recordPage(tx, r, now)
 	}
@@ -130,7 +132,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			if err := tx.PutCompressedBody(rec.URL, r.gzBody); err != nil {
 				return err
 			}
-		} else if rec.NoIndex {
+		} else if rec.NoIndex || r.refusal != nil {
 			// It may have been indexable at an earlier fetch.
 			if err := tx.DeleteBody(rec.URL); err != nil {
 				return err
@@ -174,7 +176,11 @@ func (c *Crawler) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Can
 			}
 		}
 	}
+	rec.ContentUse = storedUse(r.uses)
 	switch {
+	case r.refusal != nil:
+		// Fetched, not stored: no body, no title (see responseUse).
+		rec.Title, rec.Error = "", notStoredReason(r.refusal)
 	case r.parseErr != nil:
 		rec.Error = r.parseErr.Error()
 	case p.Truncated:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/extract"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
@@ -22,6 +23,7 @@ const (
 	taskPage taskKind = iota
 	taskRobots
 	taskSitemap
+	taskTDMRep // an origin's /.well-known/tdmrep.json (see contentuse.go)
 )
 
 // task is one request a worker makes for the coordinator.
@@ -55,6 +57,9 @@ type task struct {
 	// host's override); noWARC: its host's override keeps its exchanges
 	// out of the WARC files.
 	keepBody, noWARC bool
+	// useSite are the content-use statements of a page's robots.txt and
+	// tdmrep.json (see siteUse), read at dispatch.
+	useSite []contentuse.Statement
 }
 
 // sentNote reports when a task's request went out.
@@ -89,6 +94,12 @@ type result struct {
 	// why it could not (Config.Archive only).
 	archived   *archive.Written
 	archiveErr error
+	// uses are the content-use signals of a page's response and its
+	// robots.txt; refusal, when set, is the one that says no to the
+	// declared purpose: the response is fetched but not stored.
+	uses    contentuse.Uses
+	refusal *contentuse.Refusal
+	tdm     *contentuse.TDMRep // a tdmrep.json read whole and parsed
 }
 
 // notCut is the stop of a task no CancelHosts can cut (outside a cluster).
@@ -168,6 +179,10 @@ func (p *pool) run(t task) (r result) {
 		p.readSitemap(ctx, t, &r)
 		return r
 	}
+	if t.kind == taskTDMRep {
+		p.readTDMRep(ctx, t, &r)
+		return r
+	}
 	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, ETag: t.etag, LastModified: t.lastMod})
 	if err != nil {
 		r.err = err
@@ -188,12 +203,13 @@ func (p *pool) run(t task) (r result) {
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, p.cfg.Agent)}
 	}
+	r.uses, r.refusal = responseUse(p.cfg.Purpose, p.cfg.Agent, t.useSite, resp, r.parsed)
 	if r.parsed != nil {
 		pl := normaliseLinks(r.parsed, p.cfg.MaxLinksPerPage)
 		r.links = &pl
 		r.parsed.Links = nil
 	}
-	if t.keepBody && r.parsed != nil && !r.parsed.Directives.NoIndex {
+	if t.keepBody && r.parsed != nil && !r.parsed.Directives.NoIndex && r.refusal == nil {
 		// Compressing here keeps the work off the coordinator.
 		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}

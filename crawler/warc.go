@@ -66,7 +66,10 @@ func (p *pool) archiveExchange(r *result, capt *fetch.Capture) {
 		if r.parsed != nil && r.parsed.Directives.NoArchive {
 			ex.NoArchive = "the page's meta robots or X-Robots-Tag says noarchive: no request or response record"
 		}
-		ex.Metadata = pageMetadata(r)
+		if r.refusal != nil {
+			ex.NoArchive = notStoredReason(r.refusal) + ": no request or response record"
+		}
+		ex.Metadata = append(pageMetadata(r), useMetadata(p.cfg.Purpose, r.uses, r.refusal)...)
 	}
 	w, err := p.cfg.Archive.Write(ex)
 	r.archived, r.archiveErr = &w, err

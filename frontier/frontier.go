@@ -45,8 +45,10 @@ type Frontier[H any] struct {
 }
 
 // Verdicts is what admission asks about a URL's origin's robots.txt, when
-// it is known: a URL it refuses is recorded in State with Reason instead
-// of being queued. A pure query: it must not change anything.
+// it is known (its rules, and the content-use signals it and the site's
+// tdmrep.json give against the crawl's declared purpose): a URL it refuses
+// is recorded in State with Reason instead of being queued. A pure query:
+// it must not change anything.
 type Verdicts interface {
 	Verdict(url string) (state storage.State, reason string)
 }

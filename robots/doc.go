@@ -31,6 +31,11 @@
 //   - Crawl-delay and Request-rate (with an optional UTC time window) read from
 //     the matched group, falling back to the "*" group as Bing does.
 //   - Sitemap lines anywhere in the file, in file order without duplicates.
+//   - Content-Usage (draft-ietf-aipref-attach) and Content-Signal
+//     (Cloudflare) lines of a group, with an optional leading path matched
+//     as allow and disallow patterns are: UseRules says which apply to a
+//     URL and keeps their values as written. Like Crawl-delay they never
+//     end a run of user-agent lines, so files group exactly as before.
 //
 // # Percent-encoding: two readings, the stricter wins
 //

@@ -28,6 +28,7 @@ type agentRules struct {
 	delay      time.Duration
 	hasDelay   bool
 	rates      []Rate
+	uses       []useRule // Content-Usage and Content-Signal lines, in file order
 }
 
 // rules returns e's merged rules, building them on the first call. Safe for
@@ -165,6 +166,10 @@ func (a *agentRules) add(c *compiler, rec record, value string) {
 	case fieldRequestRate:
 		if rt, ok := parseRequestRate(value); ok {
 			a.rates = append(a.rates, rt)
+		}
+	case fieldContentUsage, fieldContentSignal:
+		if u, ok := newUseRule(rec.kind, value, int(rec.line)); ok {
+			a.uses = append(a.uses, u)
 		}
 	}
 }

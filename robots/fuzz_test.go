@@ -11,6 +11,7 @@ func FuzzParse(f *testing.F) {
 		"\xEF\xBB\xBFuser agent FooBot\rdisalow /x\r\nsitemap: http://e/s.xml",
 		"User-agent: *\nAllow: /d/index.html\nDisallow: /%62%61%7A\nDisallow: /ツ\n",
 		"User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a$\n",
+		"User-agent: *\nContent-Usage: /a train-ai=n\nContent-Signal: search=yes, ai-train=no\n",
 	} {
 		f.Add([]byte(s), "FooBot", "/a/b?c")
 	}
@@ -20,6 +21,11 @@ func FuzzParse(f *testing.F) {
 		a2 := Parse(body).Allowed(agent, target)
 		if a1 != a2 || r.Allowed(agent, target) != a1 {
 			t.Fatalf("Allowed not deterministic for %q %q", agent, target)
+		}
+		for _, u := range r.UseRules(agent, target) {
+			if u.Value == "" || u.Line < 1 || u.Pattern != "" && u.Pattern[0] != '/' {
+				t.Fatalf("UseRules gave %+v", u)
+			}
 		}
 		if d := r.Explain(agent, target); d.Allowed != a1 {
 			t.Fatalf("Explain %v disagrees with Allowed %v", d.Allowed, a1)

@@ -11,6 +11,8 @@ const (
 	fieldSitemap
 	fieldCrawlDelay
 	fieldRequestRate
+	fieldContentUsage  // draft-ietf-aipref-attach
+	fieldContentSignal // Cloudflare's Content Signals
 )
 
 // fieldNames maps accepted spellings to fields. A key matches a spelling when
@@ -41,6 +43,8 @@ var fieldNames = []struct {
 	{"requestrate", fieldRequestRate},
 	{"request_rate", fieldRequestRate},
 	{"request rate", fieldRequestRate},
+	{"content-usage", fieldContentUsage},
+	{"content-signal", fieldContentSignal},
 }
 
 func parseField(key []byte) field {

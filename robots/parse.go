@@ -12,7 +12,8 @@ import (
 // first asked about (see entry.go). A crawler asks about one agent, so it
 // never pays for the groups of the others.
 
-// record is an allow, disallow, crawl-delay or request-rate line of a group,
+// record is an allow, disallow, crawl-delay, request-rate, content-usage or
+// content-signal line of a group,
 // its value a span of Robots.text.
 type record struct {
 	span
@@ -92,7 +93,10 @@ func (p *parser) line(num int, line []byte) {
 		if len(value) > 0 {
 			p.sitemaps = append(p.sitemaps, p.keep(value))
 		}
-	case fieldCrawlDelay, fieldRequestRate:
+	case fieldCrawlDelay, fieldRequestRate, fieldContentUsage, fieldContentSignal:
+		// Content-Usage is a rule in draft-ietf-aipref-attach's grammar,
+		// but like the other records here it never ends a run of
+		// user-agent lines: files without it must group as before.
 		if len(p.groups) > 0 && len(value) > 0 {
 			p.recs = append(p.recs, record{span: p.keep(value), line: int32(num), kind: f})
 		}

@@ -46,6 +46,19 @@ type URLRecord struct {
 	// last fetched whole, when it was archived: a 304 on its recheck is
 	// a revisit of that payload. Exported as payload_digest.
 	PayloadDigest string `json:"payload_digest,omitempty"`
+	// ContentUse is what the site said each use of the content may be (see
+	// crawler/contentuse), by use: read from robots.txt, the response's
+	// headers and its meta tags when the URL was last fetched. Exported as
+	// content_use.
+	ContentUse map[string]ContentUse `json:"content_use,omitempty"`
+}
+
+// ContentUse is one use's answer: yes, no or unspecified, and the signal
+// that gave it ("robots.txt line 3: Content-Signal", "header
+// Content-Usage", ...; "" when unspecified).
+type ContentUse struct {
+	Value  string `json:"value"`
+	Source string `json:"source,omitempty"`
 }
 
 // HostRecord is the politeness state of one authority (host[:port]) that

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -68,7 +69,8 @@ const (
 	fNextCheck
 	fLinksZ        // Links, front-coded and flate-compressed (see linksZThreshold)
 	fPayloadDigest // absent from records written before it: they read as ""
-	fLast          = fPayloadDigest
+	fContentUse    // absent from records written before it: they read as nil
+	fLast          = fContentUse
 	fAll           = fLast<<1 - 1
 )
 
@@ -163,6 +165,7 @@ func presentFields(r *URLRecord, parent uint64) uint64 {
 	set(fCheckedAt, !r.CheckedAt.IsZero())
 	set(fNextCheck, !r.NextCheck.IsZero())
 	set(fPayloadDigest, r.PayloadDigest != "")
+	set(fContentUse, len(r.ContentUse) > 0)
 	return f
 }
 
@@ -204,6 +207,8 @@ func appendField(dst []byte, r *URLRecord, parent, bit uint64) []byte {
 		return appendTime(dst, r.NextCheck)
 	case fPayloadDigest:
 		return appendString(dst, r.PayloadDigest)
+	case fContentUse:
+		return appendContentUse(dst, r.ContentUse)
 	}
 	return dst // fNoIndex, fNoFollow: the bit is the value
 }
@@ -262,6 +267,9 @@ func decodeRecord(url string, v []byte) (URLRecord, uint64, error) {
 		err := json.Unmarshal(v, &r)
 		if r.URL == "" {
 			r.URL = url // the key is the URL
+		}
+		if len(r.ContentUse) == 0 {
+			r.ContentUse = nil // as the binary form reads an empty set
 		}
 		return r, 0, err
 	}
@@ -351,7 +359,49 @@ func (d *decoder) field(r *URLRecord, parent *uint64, bit uint64) {
 		r.Links = d.linksZ()
 	case fPayloadDigest:
 		r.PayloadDigest = d.string("payload_digest")
+	case fContentUse:
+		r.ContentUse = d.contentUse()
 	}
+}
+
+// maxContentUses bounds the uses a record may declare: a damaged count
+// must not make the decoder allocate without limit.
+const maxContentUses = 1 << 10
+
+func appendContentUse(dst []byte, uses map[string]ContentUse) []byte {
+	keys := make([]string, 0, len(uses))
+	for k := range uses {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = binary.AppendUvarint(dst, uint64(len(keys)))
+	for _, k := range keys {
+		dst = appendString(dst, k)
+		dst = appendString(dst, uses[k].Value)
+		dst = appendString(dst, uses[k].Source)
+	}
+	return dst
+}
+
+func (d *decoder) contentUse() map[string]ContentUse {
+	n := d.uvarint("content_use")
+	if d.err != nil {
+		return nil
+	}
+	if n == 0 || n > maxContentUses || n > uint64(len(d.b)) {
+		// An encoder never writes an empty set: its bit is left out.
+		d.fail("content_use: %d uses in %d bytes", n, len(d.b))
+		return nil
+	}
+	uses := make(map[string]ContentUse, n)
+	for range n {
+		k := d.string("content_use")
+		uses[k] = ContentUse{Value: d.string("content_use"), Source: d.string("content_use")}
+	}
+	if d.err != nil {
+		return nil
+	}
+	return uses
 }
 
 // linksZ reads a compressed link list. The decompressed size is the one

@@ -19,7 +19,9 @@ func fullRecord() URLRecord {
 		Error: "an error", Parent: "https://a.test/", Attempts: 2, Redirects: 1,
 		Lastmod: at.Add(-time.Hour).In(time.FixedZone("", 2*3600)), ETag: `W/"abc"`, LastModified: "Tue, 04 Mar 2025 05:06:07 GMT",
 		Bytes: 123456, LinksDropped: 7, CheckedAt: at.Add(time.Minute), NextCheck: at.Add(24 * time.Hour),
-		PayloadDigest: "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"}
+		PayloadDigest: "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ",
+		ContentUse: map[string]ContentUse{"ai-train": {Value: "no", Source: "robots.txt line 3: Content-Signal"},
+			"search": {Value: "unspecified"}, "x-new": {Value: "yes", Source: "header Content-Usage"}}}
 }
 
 // sameRecord reports whether two records are equal, times compared as
@@ -161,6 +163,7 @@ func FuzzRecordRoundTrip(f *testing.F) {
 	f.Add("queued", "link", 1, 0, 0, "", "", "", "https://a.test/x", "https://a.test/y", int64(0), int64(0), uint32(0), int32(0), uint8(4), uint64(3))
 	f.Add("fetched", "seed", 0, 2, 200, "text/html", "title", "err", "https://a.test/x", "", int64(1e6), int64(1e9), uint32(5), int32(3600), uint8(7), uint64(0))
 	f.Add("fetched", "seed", 200, 0, 200, "", "", "", "https://a.test/x", "https://a.test/y", int64(0), int64(0), uint32(0), int32(0), uint8(16), uint64(0))
+	f.Add("fetched", "seed", 0, 0, 200, "no", "robots.txt line 3", "yes", "ai-train", "search", int64(0), int64(0), uint32(0), int32(0), uint8(32), uint64(0))
 	f.Add("", "", -1, -1, -1, "\xff", "", "", "", "", int64(-1), int64(-62135596800), uint32(999999999), int32(-3600), uint8(0), uint64(math.MaxUint64))
 	f.Fuzz(func(t *testing.T, state, via string, depth, attempts, status int, ct, title, errs, l1, l2 string, n, sec int64, nsec uint32, off int32, flags uint8, parent uint64) {
 		at := time.Unix(sec, int64(nsec%1e9)).In(time.FixedZone("", int(off%(18*3600))))
@@ -175,6 +178,9 @@ func FuzzRecordRoundTrip(f *testing.F) {
 		}
 		if flags&8 != 0 {
 			r.FetchedAt, r.Lastmod, r.CheckedAt, r.NextCheck = at, at, at, at
+		}
+		if flags&32 != 0 {
+			r.ContentUse = map[string]ContentUse{l1: {Value: ct, Source: title}, l2: {Value: errs}}
 		}
 		v := appendRecord(nil, &r, parent)
 		got, gotParent, err := decodeRecord(r.URL, v)

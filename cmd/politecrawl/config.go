@@ -47,9 +47,9 @@ type Config struct {
 	} `mapstructure:"scope"`
 	// Hosts is the hosts: section, read from the file itself (host names
 	// hold dots, which viper takes for nesting): see config_scope.go.
-	Hosts  any `mapstructure:"hosts"`
-	policy policyFile
-	Traps  struct {
+	Hosts any `mapstructure:"hosts"`
+	file  scopeFile
+	Traps struct {
 		MaxURLLength        int  `mapstructure:"max_url_length"`
 		MaxRepeatedSegments int  `mapstructure:"max_repeated_segments"`
 		MaxPagesPerHost     int  `mapstructure:"max_pages_per_host"`
@@ -103,6 +103,7 @@ type Config struct {
 	} `mapstructure:"http"`
 	WARC    warcConfig    `mapstructure:"warc"`
 	Cluster clusterConfig `mapstructure:"cluster"`
+	Policy  policyConfig  `mapstructure:"policy"`
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -200,7 +201,7 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, usagef("config %s: %v", path, unknownKeys(err))
 	}
-	c.policy = readPolicyFile(path)
+	c.file = readScopeFile(path)
 	if err := src.blame(c.problems()); err != nil {
 		return nil, usagef("%w", err)
 	}
@@ -355,8 +356,9 @@ func (c *Config) problems() []error {
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
-	errs = append(errs, c.policyProblems()...)
+	errs = append(errs, c.scopeProblems()...)
 	errs = append(errs, c.WARC.validate()...)
+	errs = append(errs, c.Policy.validate()...)
 	return append(errs, c.validateCluster()...)
 }
 
@@ -410,7 +412,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		Seeds:              c.Seeds,
 		Scope:              c.Scope.Hosts,
 		Rules:              c.scopeRules(),
-		Hosts:              c.policy.overrides,
+		Hosts:              c.file.overrides,
 		Workers:            c.Workers,
 		Limits:             c.limits(),
 		DefaultDelay:       c.Politeness.DefaultDelay,
@@ -433,6 +435,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		ShutdownGrace:   c.Daemon.ShutdownTimeout,
 		Recrawl:         c.Daemon.RecrawlInterval,
 		StoreBodies:     c.Storage.StoreBodies,
+		Purpose:         c.Policy.Purpose,
 		Logger:          log,
 	}
 }

@@ -14,11 +14,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// policyFile is what the config file itself says beyond viper's reading:
+// scopeFile is what the config file itself says beyond viper's reading:
 // the line of every key (viper keeps none), so that an explanation can
 // name the rule's place, and the hosts: section, keyed by host names that
 // viper would split at their dots.
-type policyFile struct {
+type scopeFile struct {
 	path      string
 	lines     map[string]int // "scope.prefixes[2]" -> line
 	overrides map[string]frontier.Override
@@ -33,10 +33,10 @@ type hostEntry struct {
 	WARC        *bool  `yaml:"warc"`
 }
 
-// readPolicyFile reads path's key lines and hosts: section; an unreadable
+// readScopeFile reads path's key lines and hosts: section; an unreadable
 // file gives an empty one (viper has reported it already).
-func readPolicyFile(path string) policyFile {
-	p := policyFile{path: path, lines: map[string]int{}}
+func readScopeFile(path string) scopeFile {
+	p := scopeFile{path: path, lines: map[string]int{}}
 	if path == "" {
 		return p
 	}
@@ -60,7 +60,7 @@ func readPolicyFile(path string) policyFile {
 }
 
 // walk records the line of every key and sequence item under n.
-func (p *policyFile) walk(prefix string, n *yaml.Node) {
+func (p *scopeFile) walk(prefix string, n *yaml.Node) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -80,7 +80,7 @@ func (p *policyFile) walk(prefix string, n *yaml.Node) {
 	}
 }
 
-func (p *policyFile) readHosts(n *yaml.Node) {
+func (p *scopeFile) readHosts(n *yaml.Node) {
 	p.overrides = map[string]frontier.Override{}
 	if n.Kind != yaml.MappingNode {
 		if n.Tag != "!!null" {
@@ -110,7 +110,7 @@ func (p *policyFile) readHosts(n *yaml.Node) {
 }
 
 // decodeStrict decodes an entry, refusing keys hostEntry lacks.
-func (p *policyFile) decodeStrict(n *yaml.Node, e *hostEntry) error {
+func (p *scopeFile) decodeStrict(n *yaml.Node, e *hostEntry) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("want a mapping")
 	}
@@ -125,7 +125,7 @@ func (p *policyFile) decodeStrict(n *yaml.Node, e *hostEntry) error {
 }
 
 // where is "file:line" of key, or "" when the file does not write it.
-func (p *policyFile) where(key string) string {
+func (p *scopeFile) where(key string) string {
 	if l, ok := p.lines[key]; ok {
 		return fmt.Sprintf("%s:%d", p.path, l)
 	}
@@ -137,16 +137,16 @@ func (c *Config) scopeRules() scope.Config {
 	s := c.Scope
 	return scope.Config{Hosts: s.Hosts, Domains: s.Domains, Prefixes: s.Prefixes, SeedPrefix: s.SeedPrefix,
 		Seeds: c.Seeds, Exclude: s.Exclude, ExcludePatterns: s.ExcludePatterns, SkipExtensions: s.SkipExtensions,
-		Where: c.policy.where}
+		Where: c.file.where}
 }
 
 // compileScope compiles the scope rules as the crawl will.
 func (c *Config) compileScope() (*scope.Scope, error) { return scope.Compile(c.scopeRules()) }
 
-// policyProblems checks the scope rules, accept_types and the hosts:
+// scopeProblems checks the scope rules, accept_types and the hosts:
 // section: each error names the key and the rule.
-func (c *Config) policyProblems() []error {
-	errs := append([]error(nil), c.policy.problems...)
+func (c *Config) scopeProblems() []error {
+	errs := append([]error(nil), c.file.problems...)
 	s, err := c.compileScope()
 	if err != nil {
 		for _, e := range strings.Split(err.Error(), "\n") {
@@ -158,13 +158,13 @@ func (c *Config) policyProblems() []error {
 			errs = append(errs, fmt.Errorf("scope.accept_types[%d]: %q is not a media type (give e.g. text/html or image/*)", i, t))
 		}
 	}
-	hosts := make([]string, 0, len(c.policy.overrides))
-	for h := range c.policy.overrides {
+	hosts := make([]string, 0, len(c.file.overrides))
+	for h := range c.file.overrides {
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
 	for _, h := range hosts {
-		o := c.policy.overrides[h]
+		o := c.file.overrides[h]
 		switch {
 		case o.MinDelay > 0 && o.MinDelay < minDelay && !c.Politeness.AllowFast:
 			errs = append(errs, fmt.Errorf("%s.min_delay: %v is below the %v floor; set politeness.allow_fast: true if you run that site", o.Key, o.MinDelay, minDelay))
@@ -177,11 +177,11 @@ func (c *Config) policyProblems() []error {
 	return errs
 }
 
-// livePolicy copies into c the crawl policy a reload applies live: the
+// liveScope copies into c the crawl policy a reload applies live: the
 // scope rules and the hosts: section (accept_types needs a restart).
-func (c *Config) livePolicy(next *Config) {
+func (c *Config) liveScope(next *Config) {
 	s, n := &c.Scope, next.Scope
 	s.Domains, s.Prefixes, s.SeedPrefix, s.Exclude, s.ExcludePatterns, s.SkipExtensions =
 		n.Domains, n.Prefixes, n.SeedPrefix, n.Exclude, n.ExcludePatterns, n.SkipExtensions
-	c.Hosts, c.policy = next.Hosts, next.policy
+	c.Hosts, c.file = next.Hosts, next.file
 }

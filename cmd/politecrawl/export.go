@@ -13,6 +13,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/archive"
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -26,7 +27,9 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 		Long: `Writes one JSON object per line for every URL the crawl decided on (fetched,
 disallowed, failed or skipped; queued URLs are not decided yet), with the
 fields url, state, status, depth, discovered_via, fetched_at (RFC 3339),
-content_type, title, noindex, nofollow, links, error, and extras such as
+content_type, title, noindex, nofollow, links, error, content_use (what the
+site's content-use signals say of each use: value yes, no or unspecified,
+and the signal's source; {} when none were read), and extras such as
 parent, attempts, lastmod, etag, last_modified, checked_at, next_check and
 payload_digest.
 
@@ -180,7 +183,7 @@ func serveExport(db *storage.DB) http.HandlerFunc {
 	}
 }
 
-// ExportRecord is one line of the jsonl export. The first twelve fields
+// ExportRecord is one line of the jsonl export. The first thirteen fields
 // are pinned (other tools read them) and always present; the rest are
 // extras, left out when empty.
 type ExportRecord struct {
@@ -196,6 +199,10 @@ type ExportRecord struct {
 	NoFollow      bool     `json:"nofollow"`
 	Links         []string `json:"links"`
 	Error         string   `json:"error"`
+	// ContentUse is pinned too: by use (search, ai-train, ai-input, ...,
+	// and unknown labels as written), what the site's signals said when
+	// the URL was fetched. {} when none were read (never fetched).
+	ContentUse map[string]storage.ContentUse `json:"content_use"`
 
 	Parent       string `json:"parent,omitempty"`
 	Attempts     int    `json:"attempts,omitempty"`
@@ -237,6 +244,7 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 		e.NextCheck = r.NextCheck.UTC().Format(time.RFC3339)
 	}
 	e.PayloadDigest = r.PayloadDigest
+	e.ContentUse = exportContentUse(r)
 	if r.State == storage.Skipped || r.State == storage.Disallowed {
 		e.Why = crawler.RecordWhy(r)
 	}
@@ -244,4 +252,23 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 		e.Links = []string{}
 	}
 	return e
+}
+
+// exportContentUse is a record's content_use: the uses its signals spoke
+// of, and, once the URL was fetched (its signals read), every other known
+// use as unspecified; {} for a URL never fetched.
+func exportContentUse(r *storage.URLRecord) map[string]storage.ContentUse {
+	out := make(map[string]storage.ContentUse, len(contentuse.Known)+len(r.ContentUse))
+	for k, v := range r.ContentUse {
+		out[k] = v
+	}
+	if r.FetchedAt.IsZero() {
+		return out
+	}
+	for _, k := range contentuse.Known {
+		if _, ok := out[k]; !ok {
+			out[k] = storage.ContentUse{Value: contentuse.Unspecified.String()}
+		}
+	}
+	return out
 }

@@ -33,7 +33,9 @@ A target is an absolute URL or a path with an optional query ("/a?b").
 --agent is a product token (politecrawl) or a whole User-Agent header.
 --url fetches robots.txt with RFC 9309's rules (status codes, up to 5
 redirects) and says which outcome applied. --explain adds the deciding rule
-and its line, and the Crawl-delay, Request-rate and sitemaps for the agent.
+and its line, the Content-Usage and Content-Signal lines that apply to an
+allowed target and what they say of each use, and the Crawl-delay,
+Request-rate and sitemaps for the agent.
 
 Exit status: 0 when every target was decided, 2 on usage errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,6 +126,9 @@ func printDecision(w io.Writer, r *robots.Robots, f robotsFlags, target string) 
 			verb = "Allow"
 		}
 		fmt.Fprintf(w, "  rule %q at line %d, %s, matched %q\n", verb+": "+d.Rule.Pattern, d.Rule.Line, groupName(d.Scope), d.Path)
+	}
+	if d.Allowed {
+		printUses(w, r, f.agent, target)
 	}
 }
 

@@ -17,10 +17,10 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 )
 
-// policyConfig writes a config restricted to h's /docs/ with *.txt
+// scopeDaemonConfig writes a config restricted to h's /docs/ with *.txt
 // excluded, an override for h, the daemon kept running by its recrawl
 // interval; extra is appended to the scope section.
-func policyConfig(t *testing.T, path string, h *crawltest.Host, state, listen, extra string) {
+func scopeDaemonConfig(t *testing.T, path string, h *crawltest.Host, state, listen, extra string) {
 	t.Helper()
 	cfg := fmt.Sprintf(`seeds: [%q]
 state: %q
@@ -76,7 +76,7 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 	})
 	dir := t.TempDir()
 	cfg, state, listen := filepath.Join(dir, "crawl.yaml"), filepath.Join(dir, "state.db"), freePort(t)
-	policyConfig(t, cfg, h, state, listen, "")
+	scopeDaemonConfig(t, cfg, h, state, listen, "")
 	d := startDaemon(t, cfg)
 	waitUntil(t, "/docs/a fetched", 20*time.Second, func() bool { return h.Count("/docs/a") == 1 })
 	txt, private, fetched := h.URL("/docs/notes.txt"), h.URL("/docs/private"), h.URL("/docs/a")
@@ -108,7 +108,7 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 	check("running", fetched, wantFetched)
 
 	// A bad rule on reload: refused, naming key and rule; the old rules stay.
-	policyConfig(t, cfg, h, state, listen, "  exclude:\n    - docs.example.org/x\n")
+	scopeDaemonConfig(t, cfg, h, state, listen, "  exclude:\n    - docs.example.org/x\n")
 	d.cmd.Process.Signal(syscall.SIGHUP)
 	waitUntil(t, "the reload refused", 10*time.Second, func() bool { return d.logged("SIGHUP: config not reloaded") })
 	d.mu.Lock()
@@ -134,7 +134,7 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 	}
 	d.stop(t)
 
-	policyConfig(t, cfg, h, state, listen, "")
+	scopeDaemonConfig(t, cfg, h, state, listen, "")
 	check("stopped", txt, wantTxt)
 	check("stopped", private, wantPrivate)
 	check("stopped", fetched, wantFetched)

@@ -56,6 +56,16 @@ type Page struct {
 	// unparsable), at most MaxSkipped of them; SkippedMore counts the rest.
 	Skipped     []Skipped
 	SkippedMore int
+	// TDM is the page's TDMRep meta tags, if any.
+	TDM TDM
+}
+
+// TDM is what a page's <meta name="tdm-reservation"> and <meta
+// name="tdm-policy"> say (W3C TDMRep), as written: the first of each
+// counts. The crawl's content-use reading interprets them.
+type TDM struct {
+	Reservation string
+	Policy      string
 }
 
 // Skipped is a link that extraction could not turn into a usable URL.
@@ -120,6 +130,7 @@ func parse(body []byte, pageURL *url.URL, header http.Header, opts Options, how 
 	}
 	p := &Page{Title: s.title(), Directives: Header(header, opts.Agent), Links: []string{}}
 	p.Directives.merge(s.meta)
+	p.TDM = s.tdm
 	if p.Directives.NoFollow {
 		return p, used, nil
 	}

@@ -20,6 +20,8 @@ type scan struct {
 	gotTitle bool
 	base     *string // the first <base href>
 	meta     Directives
+	tdm      TDM  // the first tdm-reservation and tdm-policy meta tags
+	gotTDM   bool // a tdm-reservation was seen (it may be empty)
 
 	hrefs       []string        // cleaned, followable, distinct, in document order
 	seen        map[string]bool // the hrefs held
@@ -75,10 +77,7 @@ func (s *scan) startTag(z *html.Tokenizer) {
 	case atom.Meta:
 		if hasAttr {
 			a := attrs(z, "name", "content")
-			n := strings.TrimSpace(a.val[0])
-			if strings.EqualFold(n, "robots") || s.agent != "" && strings.EqualFold(n, s.agent) {
-				s.meta.merge(ParseContent(a.val[1]))
-			}
+			s.metaTag(a.val[0], a.val[1])
 		}
 	case atom.A, atom.Area:
 		if hasAttr {
@@ -86,6 +85,20 @@ func (s *scan) startTag(z *html.Tokenizer) {
 				s.link(a.val[0])
 			}
 		}
+	}
+}
+
+// metaTag reads one <meta name content>: robots directives for us, and
+// TDMRep's tdm-reservation and tdm-policy (the first of each counts).
+func (s *scan) metaTag(name, content string) {
+	n := strings.TrimSpace(name)
+	switch {
+	case strings.EqualFold(n, "robots") || s.agent != "" && strings.EqualFold(n, s.agent):
+		s.meta.merge(ParseContent(content))
+	case strings.EqualFold(n, "tdm-reservation") && !s.gotTDM:
+		s.tdm.Reservation, s.gotTDM = truncate(strings.TrimSpace(content), 64), true
+	case strings.EqualFold(n, "tdm-policy") && s.tdm.Policy == "":
+		s.tdm.Policy = truncate(strings.TrimSpace(content), 2048)
 	}
 }
 

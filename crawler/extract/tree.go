@@ -2,7 +2,6 @@ package extract
 
 import (
 	"io"
-	"strings"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
@@ -41,10 +40,7 @@ func (s *scan) tree(r io.Reader) error {
 				s.base = &href
 			}
 		case "meta":
-			n := strings.TrimSpace(e.AttrOr("name", ""))
-			if strings.EqualFold(n, "robots") || s.agent != "" && strings.EqualFold(n, s.agent) {
-				s.meta.merge(ParseContent(e.AttrOr("content", "")))
-			}
+			s.metaTag(e.AttrOr("name", ""), e.AttrOr("content", ""))
 		default: // a, area
 			if !hasRelNoFollow(e.AttrOr("rel", "")) {
 				s.link(e.AttrOr("href", ""))

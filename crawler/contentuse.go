@@ -1,0 +1,204 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/politecrawl/politecrawl/crawler/archive"
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
+	"github.com/politecrawl/politecrawl/crawler/extract"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/robots"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// The crawler's side of content-use signals (crawler/contentuse). A URL's
+// robots.txt signals are read where its allow and disallow rules are
+// (refusePage: admission's Verdict and dispatch both ask it), and handed
+// to the worker with the task; the worker adds the response's own signals
+// (headers, meta tags), decides whether the response may be stored, and
+// writes them into the WARC metadata record; record keeps them in the
+// URL's record.
+
+// robotsUse returns the statements of the Content-Usage and Content-Signal
+// lines of rules that apply to url for agent.
+func robotsUse(rules *robots.Robots, agent, url string) []contentuse.Statement {
+	var out []contentuse.Statement
+	for _, u := range rules.UseRules(agent, url) {
+		source := fmt.Sprintf("robots.txt line %d: %s", u.Line, u.Field)
+		if u.Pattern != "" {
+			source += " " + u.Pattern
+		}
+		if u.Field == "Content-Signal" {
+			out = append(out, contentuse.ParseContentSignal(u.Value, source))
+		} else {
+			out = append(out, contentuse.ParseContentUsage(u.Value, source))
+		}
+	}
+	return out
+}
+
+// refusePage is disallowed, then, for a URL the rules allow, the
+// content-use signals of its robots.txt against the declared purpose: a
+// no refuses it as a disallow does, with the line that said it.
+func (c *Crawler) refusePage(o *robotscache.Origin, url string) (string, bool) {
+	if reason, ok := c.disallowed(o, url); !ok {
+		return reason, false
+	}
+	if c.cfg.Purpose == "" {
+		return "", true
+	}
+	stmts := c.siteUse(o, url)
+	if len(stmts) == 0 {
+		return "", true // the common case: admission asks this of every link
+	}
+	uses := contentuse.Combine(stmts)
+	if r, refused := uses.Refuses(c.cfg.Purpose, false); refused {
+		return r.String(), false
+	}
+	return "", true
+}
+
+// siteUse is what url's site says of it before it is fetched: its
+// robots.txt lines, then its origin's tdmrep.json (asked for only with a
+// declared purpose).
+func (c *Crawler) siteUse(o *robotscache.Origin, url string) []contentuse.Statement {
+	stmts := robotsUse(o.Rules(), c.cfg.Agent, url)
+	if c.sites != nil {
+		if s := c.sites.Statement(originOf(url), pathOf(url)); !s.Empty() {
+			stmts = append(stmts, s)
+		}
+	}
+	return stmts
+}
+
+// pathOf is url's path and query ("/" when it has no path).
+func pathOf(url string) string {
+	rest := url
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest = rest[:i]
+	}
+	i := strings.IndexAny(rest, "/?")
+	if i < 0 {
+		return "/"
+	}
+	if rest[i] == '?' {
+		return "/" + rest[i:]
+	}
+	return rest[i:]
+}
+
+// tdmRepPath is where TDMRep puts a site's file.
+const tdmRepPath = "/.well-known/tdmrep.json"
+
+// readTDMRep fetches an origin's tdmrep.json and parses it on the worker.
+// Anything but a 2xx answer with a valid, whole file is no file: redirects
+// are not followed, and a broken file states nothing (the pages' own
+// headers and meta tags still count).
+func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
+	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url})
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.page = resp
+	switch {
+	case resp.Status < 200 || resp.Status >= 300:
+	case resp.Truncated:
+		r.parseErr = fmt.Errorf("tdmrep.json: truncated at %d bytes", len(resp.Body))
+	default:
+		r.tdm, r.parseErr = contentuse.ParseTDMRep(resp.Body)
+	}
+}
+
+// applyTDMRep makes a tdmrep.json result its origin's, when it came back:
+// the origin's next page may be dispatched at once. A request a stop cut
+// short is asked for again later.
+func (c *Crawler) applyTDMRep(r result) {
+	origin := r.task.origin
+	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) {
+		c.sites.Forget(origin)
+		return
+	}
+	c.sites.Set(origin, r.tdm)
+	log := c.log.With("host", r.task.host, "origin", origin)
+	switch {
+	case r.err != nil:
+		log.Info("tdmrep.json unreachable; taken as absent", "error", r.err.Error())
+	case r.parseErr != nil:
+		log.Info("tdmrep.json unusable; taken as absent", "error", r.parseErr.Error())
+	case r.tdm != nil:
+		log.Info("tdmrep.json", "status", r.page.Status)
+	}
+}
+
+// responseUse combines a response's content-use signals with its URL's
+// robots.txt ones (fromRobots, read at dispatch), and says whether the
+// declared purpose may store it. Statements are ordered by where they
+// come from, so the source a use shows is the first that decided it.
+func responseUse(purpose, agent string, fromRobots []contentuse.Statement, resp *fetch.Response, page *extract.Page) (contentuse.Uses, *contentuse.Refusal) {
+	stmts := append([]contentuse.Statement(nil), fromRobots...)
+	h := resp.Header
+	if v := h.Values("Content-Usage"); len(v) > 0 {
+		// Field lines of a structured field combine with commas (RFC 9651 4.2).
+		stmts = append(stmts, contentuse.ParseContentUsage(strings.Join(v, ", "), "header Content-Usage"))
+	}
+	stmts = append(stmts, contentuse.ParseTDM(h.Get("Tdm-Reservation"), h.Get("Tdm-Policy"), "header tdm-reservation"))
+	stmts = append(stmts, contentuse.FromDirectives(extract.Header(h, agent).Other, "header X-Robots-Tag"))
+	if page != nil {
+		stmts = append(stmts, contentuse.ParseTDM(page.TDM.Reservation, page.TDM.Policy, "meta tdm-reservation"))
+		stmts = append(stmts, contentuse.FromDirectives(page.Directives.Other, "meta robots"))
+	}
+	uses := contentuse.Combine(stmts)
+	image := strings.HasPrefix(strings.ToLower(resp.ContentType), "image/")
+	if r, refused := uses.Refuses(purpose, image); refused {
+		return uses, &r
+	}
+	return uses, nil
+}
+
+// storedUse is uses as the URL's record keeps them: only the uses a signal
+// spoke of (the export shows the other known uses as unspecified), so a
+// page without signals costs its record nothing.
+func storedUse(uses contentuse.Uses) map[string]storage.ContentUse {
+	var out map[string]storage.ContentUse
+	for name, u := range uses {
+		if u.Value == contentuse.Unspecified {
+			continue
+		}
+		if out == nil {
+			out = map[string]storage.ContentUse{}
+		}
+		out[name] = storage.ContentUse{Value: u.Value.String(), Source: u.Source}
+	}
+	return out
+}
+
+// useMetadata is the WARC metadata record's part on content use: the
+// declared purpose, each use a signal spoke of, and a refusal.
+func useMetadata(purpose string, uses contentuse.Uses, refusal *contentuse.Refusal) []archive.Field {
+	var f []archive.Field
+	if purpose != "" {
+		f = append(f, archive.Field{Name: "purpose", Value: purpose})
+	}
+	for _, part := range strings.Split(uses.String(), "; ") {
+		if part != "" {
+			f = append(f, archive.Field{Name: "content-use", Value: part})
+		}
+	}
+	if refusal != nil {
+		f = append(f, archive.Field{Name: "content-use-refused", Value: refusal.String() + ": fetched, not stored"})
+	}
+	return f
+}
+
+// notStoredReason is why a response refused by its signals has no body
+// anywhere: no request or response record, no body in the state file.
+func notStoredReason(r *contentuse.Refusal) string {
+	return r.String() + ": not stored"
+}
