@@ -66,9 +66,6 @@ func (o *Overrides) For(authority string) (Override, bool) {
 	return Override{}, false
 }
 
-// Overrides returns the hosts: section in effect (nil: none).
-func (f *Frontier[H]) Overrides() *Overrides { return f.hosts }
-
 // SetOverrides replaces the hosts: section (a configuration reload);
 // host spacing follows with the next SetDelays.
 func (f *Frontier[H]) SetOverrides(o *Overrides) {
