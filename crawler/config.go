@@ -12,15 +12,22 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/freshness"
+	"github.com/politecrawl/politecrawl/frontier/scope"
 )
 
 // Config is everything a crawl needs. Zero values take the defaults
 // documented on each field (see Defaults).
 type Config struct {
-	Agent        string   // product token for robots.txt and <meta name>
-	Seeds        []string // absolute http(s) URLs
-	Scope        []string // host or host:port; empty = the seeds' hosts
-	Workers      int      // concurrent fetches overall
+	Agent string   // product token for robots.txt and <meta name>
+	Seeds []string // absolute http(s) URLs
+	Scope []string // host or host:port; empty = the seeds' hosts, unless Rules include some
+	// Rules are the other scope rules (domains, prefixes, seed_prefix,
+	// excludes, skip_extensions); their Hosts and Seeds are Scope and
+	// Seeds. See frontier/scope.
+	Rules scope.Config
+	// Hosts are the per-host overrides (the config's hosts: section).
+	Hosts        map[string]frontier.Override
+	Workers      int // concurrent fetches overall
 	Limits       frontier.Limits
 	DefaultDelay time.Duration // spacing floor per host
 	// IPMaxInFlight caps requests in flight to one IP across all its hosts

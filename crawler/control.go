@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/scope"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
@@ -92,7 +95,9 @@ func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
 // Live is the part of the configuration a running crawl can change.
 type Live struct {
 	Seeds        []string
-	Scope        []string // empty: the seeds' hosts
+	Scope        []string // empty: the seeds' hosts, unless Rules include some
+	Rules        scope.Config
+	Hosts        map[string]frontier.Override
 	DefaultDelay time.Duration
 	MaxDelay     time.Duration
 	Workers      int
@@ -118,7 +123,13 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 		c.cfg.Workers = l.Workers
 		c.work.grow()
 	}
-	if l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
+	hostsChanged := !reflect.DeepEqual(l.Hosts, c.cfg.Hosts)
+	if hostsChanged {
+		c.cfg.Hosts = l.Hosts
+		c.front.SetOverrides(frontier.NewOverrides(l.Hosts))
+		changes = append(changes, fmt.Sprintf("hosts: %d override(s)", len(l.Hosts)))
+	}
+	if hostsChanged || l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
 		if l.DefaultDelay != c.cfg.DefaultDelay {
 			changes = append(changes, fmt.Sprintf("politeness.default_delay %v -> %v", c.cfg.DefaultDelay, l.DefaultDelay))
 		}
@@ -128,16 +139,19 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 		c.cfg.DefaultDelay, c.cfg.MaxDelay = l.DefaultDelay, l.MaxDelay
 		c.reapplyDelays(now)
 	}
-	if !sameStrings(l.Scope, c.cfg.Scope) || len(l.Scope) == 0 && !sameStrings(l.Seeds, c.cfg.Seeds) {
-		old := c.cfg
-		c.cfg.Scope, c.cfg.Seeds = l.Scope, l.Seeds
-		scope, err := c.scope()
-		if err != nil {
-			c.cfg = old
-			return changes, err
-		}
-		c.front.SetScope(scope)
-		changes = append(changes, fmt.Sprintf("scope: %v", scope.Hosts()))
+	// Compiled again even when unchanged: the rules' lines in the file
+	// may have moved.
+	changed := !sameStrings(l.Scope, c.cfg.Scope) || !sameStrings(l.Seeds, c.cfg.Seeds) || !sameRules(l.Rules, c.cfg.Rules)
+	old := c.cfg
+	c.cfg.Scope, c.cfg.Seeds, c.cfg.Rules = l.Scope, l.Seeds, l.Rules
+	s, err := c.scope()
+	if err != nil {
+		c.cfg = old
+		return changes, err
+	}
+	c.front.SetScope(s)
+	if changed {
+		changes = append(changes, fmt.Sprintf("scope: %d rule(s)", len(s.Rules())))
 	}
 	// Seeding is idempotent: known seeds are left alone.
 	c.cfg.Seeds = l.Seeds
@@ -168,6 +182,12 @@ func (c *Crawler) reapplyDelays(now time.Time) {
 	})
 	c.front.SetDelays(c.cfg.delayPolicy(),
 		func(host string) *robots.Robots { return rules[host] }, c.cfg.Agent, now)
+}
+
+// sameRules compares two sets of scope rules, Where aside.
+func sameRules(a, b scope.Config) bool {
+	a.Where, b.Where = nil, nil
+	return reflect.DeepEqual(a, b)
 }
 
 func sameStrings(a, b []string) bool {

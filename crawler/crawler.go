@@ -15,6 +15,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/resolve"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/scope"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -123,7 +124,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		divert = cfg.Node.Divert // admitted by its shard's owner, through Admit
 	}
 	c.front = frontier.New[task](frontier.Options{
-		Scope: scope, Limits: cfg.Limits,
+		Scope: scope, Hosts: frontier.NewOverrides(cfg.Hosts), Limits: cfg.Limits,
 		Delays:        cfg.delayPolicy(),
 		ResolveFirst:  true,
 		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
@@ -144,20 +145,23 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	return c, nil
 }
 
-func (c *Crawler) scope() (urlnorm.Scope, error) {
-	hosts := c.cfg.Scope
-	if len(hosts) == 0 {
-		for _, s := range c.cfg.Seeds {
-			n, err := urlnorm.Normalise(s)
-			if err != nil {
-				return urlnorm.Scope{}, fmt.Errorf("seed %q: %w", s, err)
-			}
-			hosts = append(hosts, urlnorm.Authority(n))
+// scope compiles the crawl's scope rules: Config.Scope and Rules, with
+// the seeds (the default scope, and seed_prefix's).
+func (c *Crawler) scope() (*scope.Scope, error) {
+	for _, s := range c.cfg.Seeds {
+		if _, err := urlnorm.Normalise(s); err != nil {
+			return nil, fmt.Errorf("seed %q: %w", s, err)
 		}
 	}
-	s, err := urlnorm.NewScope(hosts)
+	rules := c.cfg.Rules
+	rules.Hosts = c.cfg.Scope
+	if rules.Seeds == nil {
+		// Set apart from Seeds by a caller that admits no seeds (why).
+		rules.Seeds = c.cfg.Seeds
+	}
+	s, err := scope.Compile(rules)
 	if err != nil {
-		return s, fmt.Errorf("scope: %w", err)
+		return nil, fmt.Errorf("scope: %w", err)
 	}
 	return s, nil
 }

@@ -37,6 +37,8 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 		if send {
 			t.claim, t.notifySent = cl.ID, cl.NotifySent
 			t.addr = fetch.Address{Host: cl.Host, IP: cl.IP, Err: cl.LookupErr}
+			t.keepBody = c.front.StoreBodies(t.host, c.cfg.StoreBodies)
+			t.noWARC = !c.front.Archives(t.host, true)
 			// Registered here, not when a worker starts it: a task may
 			// wait for a worker, and CancelHosts must reach it there.
 			c.cancellable(&t)
@@ -94,6 +96,12 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	}
 	if c.cfg.Node != nil && t.kind == taskPage && !c.cfg.Node.Holds(t.url) {
 		return task{}, false, c.released(t, now)
+	}
+	if t.kind == taskPage {
+		// Admitted under the rules of its day: a reload may exclude it now.
+		if reason, out := c.front.OutOfScope(t.url); out {
+			return task{}, false, c.settle(t, storage.Skipped, reason, now)
+		}
 	}
 	origin := originOf(t.url)
 	act, o := c.robots.Next(origin, now)

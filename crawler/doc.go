@@ -21,16 +21,20 @@
 //     that address (fetch.WithAddress). Until the origin's
 //     robots.txt outcome is known, or after it expires, the only request
 //     sent to the host is for /robots.txt. A head URL that robots.txt
-//     disallows is recorded and the claimed slot handed back unused. With
-//     a declared purpose (Config.Purpose), the origin's tdmrep.json is
-//     asked for the same way, once, and a URL its robots.txt content-use
-//     lines or tdmrep.json refuse for the purpose is recorded disallowed
-//     (contentuse.go; crawler/contentuse owns the vocabulary).
+//     disallows, or that the scope rules exclude now (a reload changed
+//     them: Frontier.OutOfScope), is recorded and the claimed slot handed
+//     back unused. With a declared purpose (Config.Purpose), the origin's
+//     tdmrep.json is asked for the same way, once, and a URL its robots.txt
+//     content-use lines or tdmrep.json refuse for the purpose is recorded
+//     disallowed (contentuse.go; crawler/contentuse owns the vocabulary).
 //  3. Fetch and extract happen on a worker, which also reads the
 //     response's content-use signals (a response refused for the declared
-//     purpose is not stored). With Config.Archive set, the worker also
-//     writes the exchange's WARC records (crawler/archive), fed the raw
-//     bytes that fetch captured on the connection.
+//     purpose is not stored). A response of a type scope.accept_types does
+//     not list is cut after its headers and recorded skipped. Whether the
+//     body is kept and the exchange archived is its host's (the hosts:
+//     overrides), decided at dispatch. With Config.Archive set, the worker
+//     also writes the exchange's WARC records (crawler/archive), fed the
+//     raw bytes that fetch captured on the connection.
 //  4. Record: the coordinator commits the result in one transaction with
 //     the removal from the queue, the host's politeness state and the
 //     links it admits. Results waiting together commit together, after

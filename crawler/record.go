@@ -105,6 +105,11 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 		return c.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
 	c.front.Recovered(t.host, now)
+	if p.Unaccepted {
+		// Cut after its headers: a type scope.accept_types does not list.
+		c.fetchedRecord(rec, r)
+		return c.finish(tx, rec, t, storage.Skipped, fmt.Sprintf("scope.accept_types: content type %q is not accepted", p.ContentType))
+	}
 	prevSeen := lastSeen(rec)
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.

@@ -53,6 +53,10 @@ type task struct {
 	// IP group's other hosts wait for that: see frontier's Sent).
 	claim      uint64
 	notifySent bool
+	// keepBody: a page's body is kept (storage.store_bodies, or its
+	// host's override); noWARC: its host's override keeps its exchanges
+	// out of the WARC files.
+	keepBody, noWARC bool
 	// useSite are the content-use statements of a page's robots.txt and
 	// tdmrep.json (see siteUse), read at dispatch.
 	useSite []contentuse.Statement
@@ -153,7 +157,7 @@ func (p *pool) run(t task) (r result) {
 		// stays queued, as at a stop.
 		r.interrupted = t.stop()
 	}()
-	ctx, capt := p.startCapture(ctx)
+	ctx, capt := p.startCapture(ctx, t)
 	defer p.archiveExchange(&r, capt) // runs last, once r is complete
 	// Note when the request really leaves (after connecting): politeness
 	// counts from there; its IP group's other hosts may wait to hear.
@@ -214,7 +218,7 @@ func (p *pool) run(t task) (r result) {
 		r.links = &pl
 		r.parsed.Links = nil
 	}
-	if p.cfg.StoreBodies && r.parsed != nil && !r.parsed.Directives.NoIndex && r.refusal == nil {
+	if t.keepBody && r.parsed != nil && !r.parsed.Directives.NoIndex && r.refusal == nil {
 		// Compressing here keeps the work off the coordinator.
 		r.gzBody, _ = storage.CompressBody(resp.Body)
 	}

@@ -30,9 +30,9 @@ func (c *Crawler) loadDigests() error {
 }
 
 // startCapture makes the request made with the returned context record
-// its raw exchange; nil when WARC output is off.
-func (p *pool) startCapture(ctx context.Context) (context.Context, *fetch.Capture) {
-	if p.cfg.Archive == nil {
+// its raw exchange; nil when WARC output is off (for the task's host).
+func (p *pool) startCapture(ctx context.Context, t task) (context.Context, *fetch.Capture) {
+	if p.cfg.Archive == nil || t.noWARC {
 		return ctx, nil
 	}
 	capt := fetch.NewCapture()
@@ -56,7 +56,8 @@ func (p *pool) archiveExchange(r *result, capt *fetch.Capture) {
 	}
 	ex := archive.Exchange{URL: t.url, Date: date, IP: ip, Request: req, Response: resp, Truncated: cut}
 	if r.page != nil {
-		ex.Truncated = ex.Truncated || r.page.Truncated
+		// A type scope.accept_types refuses is cut after its headers.
+		ex.Truncated = ex.Truncated || r.page.Truncated || r.page.Unaccepted
 	}
 	if t.kind == taskPage {
 		if t.etag != "" || t.lastMod != "" {

@@ -50,6 +50,7 @@ const errorDelayMin = 100 * time.Millisecond
 // them).
 const (
 	WhyDefault      = "default_delay"
+	WhyOverride     = "hosts: min_delay"
 	WhyCrawlDelay   = "robots.txt Crawl-delay"
 	WhyRequestRate  = "robots.txt Request-rate"
 	WhyMaxDelay     = "max_delay"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier/scope"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -55,7 +56,8 @@ type Candidate struct {
 // Admitter decides what becomes of a discovered URL. Not safe for
 // concurrent use.
 type Admitter struct {
-	scope    urlnorm.Scope
+	scope    *scope.Scope
+	hosts    *Overrides // per-host page budgets; nil: none
 	limits   Limits
 	admitted int
 	now      func() time.Time
@@ -65,7 +67,7 @@ type Admitter struct {
 // NewAdmitter returns an Admitter; admitted is how many URLs the crawl
 // has admitted so far (on resume, from the state file's counters); now
 // tells the date guards what today is (nil: time.Now).
-func NewAdmitter(scope urlnorm.Scope, limits Limits, admitted int, now func() time.Time) *Admitter {
+func NewAdmitter(scope *scope.Scope, limits Limits, admitted int, now func() time.Time) *Admitter {
 	if now == nil {
 		now = time.Now
 	}
@@ -73,10 +75,13 @@ func NewAdmitter(scope urlnorm.Scope, limits Limits, admitted int, now func() ti
 }
 
 // SetScope replaces the scope (config reload).
-func (a *Admitter) SetScope(s urlnorm.Scope) { a.scope = s }
+func (a *Admitter) SetScope(s *scope.Scope) { a.scope = s }
 
-// InScope reports whether a normal URL is inside the host scope.
+// InScope reports whether a normal URL is inside the scope.
 func (a *Admitter) InScope(url string) bool { return a.scope.Contains(url) }
+
+// Decide is the scope's decision on a normal URL, naming the rule.
+func (a *Admitter) Decide(url string) scope.Decision { return a.scope.Decide(url) }
 
 // Admit records c in tx: queued (true is returned), skipped with the
 // reason in its Error field, or not at all when it was seen before or lies
@@ -161,6 +166,9 @@ func (a *Admitter) refuse(tx *storage.Tx, c Candidate, host string) (shapeKey, r
 		return "", fmt.Sprintf("max_pages %d reached", l.MaxPages)
 	case l.MaxPagesPerHost > 0 && tx.Admitted(host) >= l.MaxPagesPerHost:
 		return "", fmt.Sprintf("trap: per-host page budget of %d reached", l.MaxPagesPerHost)
+	}
+	if o, ok := a.hosts.For(host); ok && o.MaxPages > 0 && tx.Admitted(host) >= o.MaxPages {
+		return "", fmt.Sprintf("%s.max_pages %d reached", o.Key, o.MaxPages)
 	}
 	return shapeKey, ""
 }

@@ -247,7 +247,7 @@ func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, n
 		ri = rate.Interval()
 	}
 	f.meet(host, now)
-	d, why := f.delays.interval(cd, ri)
+	d, why := f.hostInterval(host, cd, ri)
 	f.sched.SetIntervalWhy(host, d, why, now)
 }
 
@@ -261,7 +261,7 @@ func (f *Frontier[H]) SetDelays(d DelayPolicy, rules func(host string) *robots.R
 		if r := rules(host); r != nil {
 			f.ApplyRobots(host, r, agent, now)
 		} else {
-			iv, why := d.interval(0, 0)
+			iv, why := f.hostInterval(host, 0, 0)
 			f.sched.SetIntervalWhy(host, iv, why, now)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -27,7 +26,7 @@ func decideFrontier(t *testing.T) (*Frontier[string], *storage.DB, time.Time) {
 	}
 	t.Cleanup(func() { db.Close() })
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	scope, _ := urlnorm.NewScope([]string{"a.test"})
+	scope, _ := hostScope([]string{"a.test"})
 	f := New[string](Options{Scope: scope, Delays: DelayPolicy{Default: time.Second, Max: time.Minute}, Robots: refusePrivate{},
 		Now: func() time.Time { return now }})
 	return f, db, now

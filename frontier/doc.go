@@ -38,12 +38,18 @@
 //     in, never read, so tests are deterministic.
 //   - Admitter: the rules that turn a discovered URL into a queued record,
 //     a skipped record with its reason, or nothing (out of scope, seen).
+//     The scope is a frontier/scope.Scope; a queued URL is asked again
+//     when it comes up (OutOfScope), so a reloaded rule takes effect on
+//     what was queued under the old ones.
 //     Limits holds the page budgets and the trap guards (DefaultLimits has
 //     them all on): URL length, repeated segments, queries that grow,
 //     session ids, dates too far ahead, calendar navigation too far from
 //     today, and too many dated URLs of one pattern per host. Refusals by
 //     a guard carry a reason starting "trap: ". Today comes from the now
 //     function given to NewAdmitter.
+//   - Overrides: the config's hosts: section, per host or domain: a
+//     delay floor in place of the default (robots.txt still wins when
+//     slower), a page budget, whether bodies and WARC records are kept.
 //
 // # Caveats
 //

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/freshness"
+	"github.com/politecrawl/politecrawl/frontier/scope"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -27,6 +28,7 @@ type Frontier[H any] struct {
 	robots   Verdicts
 	divert   func(Candidate)
 	delays   DelayPolicy
+	hosts    *Overrides
 	sitemaps SitemapPolicy
 	log      *slog.Logger
 
@@ -73,7 +75,8 @@ func (p DelayPolicy) adaptive() Adaptive {
 
 // Options configure a Frontier.
 type Options struct {
-	Scope         urlnorm.Scope
+	Scope         *scope.Scope // nil admits nothing
+	Hosts         *Overrides   // the hosts: section; nil: none
 	Limits        Limits
 	Delays        DelayPolicy
 	IPMaxInFlight int
@@ -120,6 +123,7 @@ func New[H any](o Options) *Frontier[H] {
 	f := &Frontier[H]{
 		sched:    NewScheduler(),
 		admit:    NewAdmitter(o.Scope, o.Limits, 0, o.Now),
+		hosts:    o.Hosts,
 		robots:   o.Robots,
 		divert:   o.Divert,
 		delays:   o.Delays,
@@ -134,6 +138,7 @@ func New[H any](o Options) *Frontier[H] {
 		freshHosts: map[string]*freshness.Host{},
 	}
 	f.policy.Interval = o.Recrawl
+	f.admit.hosts = o.Hosts
 	f.sched.SetBackoff(o.Backoff)
 	f.sched.SetAdaptive(o.Delays.adaptive(), time.Time{})
 	f.sched.SetResolveFirst(o.ResolveFirst)
@@ -196,7 +201,7 @@ func (f *Frontier[H]) meet(name string, now time.Time) *extraWork[H] {
 	if w == nil {
 		w = &extraWork[H]{}
 		f.work[name] = w
-		d, why := f.delays.interval(0, 0)
+		d, why := f.hostInterval(name, 0, 0)
 		f.sched.SetIntervalWhy(name, d, why, now)
 	}
 	return w
@@ -204,6 +209,25 @@ func (f *Frontier[H]) meet(name string, now time.Time) *extraWork[H] {
 
 func (p DelayPolicy) interval(crawlDelay, rateInterval time.Duration) (time.Duration, string) {
 	return DelayWhy(p.Default, p.Max, crawlDelay, rateInterval)
+}
+
+// hostInterval is host's spacing: the delay formula with the host's
+// override's min_delay, if any, in place of the default (robots.txt's
+// Crawl-delay and Request-rate still win over a faster one).
+func (f *Frontier[H]) hostInterval(host string, crawlDelay, rateInterval time.Duration) (time.Duration, string) {
+	p := f.delays
+	o, ok := f.hosts.For(host)
+	if ok && o.MinDelay > 0 {
+		p.Default = o.MinDelay
+		if p.Max > 0 {
+			p.Max = max(p.Max, o.MinDelay)
+		}
+	}
+	d, why := p.interval(crawlDelay, rateInterval)
+	if ok && o.MinDelay > 0 && why == WhyDefault {
+		why = WhyOverride
+	}
+	return d, why
 }
 
 // Meet makes host known to the crawl (spaced by the default delay) if it
@@ -286,8 +310,27 @@ func (f *Frontier[H]) queued(tx *storage.Tx, host, url string, now time.Time) {
 // InScope reports whether url is in the crawl's scope.
 func (f *Frontier[H]) InScope(url string) bool { return f.admit.InScope(url) }
 
-// SetScope replaces the crawl's scope (a configuration reload).
-func (f *Frontier[H]) SetScope(s urlnorm.Scope) { f.admit.SetScope(s) }
+// SetScope replaces the crawl's scope (a configuration reload). URLs
+// queued before are decided again when they come up (see OutOfScope).
+func (f *Frontier[H]) SetScope(s *scope.Scope) { f.admit.SetScope(s) }
+
+// Decide is the scope's decision on a normal URL, naming the rule.
+func (f *Frontier[H]) Decide(url string) scope.Decision { return f.admit.Decide(url) }
+
+// OutOfScope reports whether a queued URL coming up for a request lies
+// outside the scope now (a reload changed the rules), and the reason to
+// record it skipped with. A crawl with no scope rule at all (no seeds,
+// hosts or include rules: a resume from the state file alone) fetches
+// what it had queued.
+func (f *Frontier[H]) OutOfScope(url string) (reason string, out bool) {
+	if f.admit.scope.Empty() {
+		return "", false
+	}
+	if d := f.admit.Decide(url); !d.In {
+		return d.Reason(), true
+	}
+	return "", false
+}
 
 // Requeue puts a decided URL (its record written by the caller) back at
 // the tail of its host's queue: a recheck, or a URL a cluster node takes

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -126,7 +125,7 @@ func mustDB(t testing.TB) *storage.DB {
 }
 
 func TestAdmit(t *testing.T) {
-	scope, _ := urlnorm.NewScope([]string{"a.test"})
+	scope, _ := hostScope([]string{"a.test"})
 	a := NewAdmitter(scope, Limits{MaxDepth: 2, MaxPages: 6, MaxPagesPerHost: 5, MaxURLLength: 60, MaxRepeatedSegments: 2}, 0, nil)
 	d := mustDB(t)
 	cases := []struct {
@@ -171,7 +170,7 @@ func TestAdmit(t *testing.T) {
 		})
 	}
 	// max_pages counts every admitted URL across hosts.
-	scope2, _ := urlnorm.NewScope([]string{"a.test", "c.test"})
+	scope2, _ := hostScope([]string{"a.test", "c.test"})
 	a.SetScope(scope2)
 	d.Update(func(tx *storage.Tx) error {
 		q, _ := a.Admit(tx, Candidate{URL: "http://c.test/", Via: "seed"})
@@ -214,7 +213,7 @@ func benchQueued(b *testing.B, total int) {
 		for i := range hosts {
 			hosts[i] = fmt.Sprintf("h%d.test", i)
 		}
-		scope, _ := urlnorm.NewScope(hosts)
+		scope, _ := hostScope(hosts)
 		a := NewAdmitter(scope, Limits{}, 0, nil)
 		for start := 0; start < total; start += batch {
 			d.Update(func(tx *storage.Tx) error {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -21,7 +20,7 @@ func giveUpFrontier(t *testing.T) (*storage.DB, time.Time, func() *Frontier[stri
 	}
 	t.Cleanup(func() { db.Close() })
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	scope, _ := urlnorm.NewScope([]string{"a.test"})
+	scope, _ := hostScope([]string{"a.test"})
 	return db, now, func() *Frontier[string] {
 		return New[string](Options{Scope: scope, Delays: DelayPolicy{Default: time.Second, Max: time.Minute}, Now: func() time.Time { return now }})
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -89,7 +88,7 @@ func (m *model) open() *Frontier[string] {
 	for i := range hosts {
 		hosts[i] = hostName(i)
 	}
-	scope, err := urlnorm.NewScope(hosts)
+	scope, err := hostScope(hosts)
 	if err != nil {
 		m.t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -134,7 +133,7 @@ func params(n int) string {
 // refused, "" when it was queued.
 func admitOne(t *testing.T, l Limits, c Candidate) string {
 	t.Helper()
-	scope, _ := urlnorm.NewScope([]string{"h"})
+	scope, _ := hostScope([]string{"h"})
 	a := NewAdmitter(scope, l, 0, func() time.Time { return today })
 	d := mustDB(t)
 	var rec *storage.URLRecord
@@ -157,7 +156,7 @@ func admitOne(t *testing.T, l Limits, c Candidate) string {
 // TestDateShapeBudget: dated URLs of one pattern are capped per host;
 // other patterns, other hosts and undated URLs are not counted.
 func TestDateShapeBudget(t *testing.T) {
-	scope, _ := urlnorm.NewScope([]string{"h", "g"})
+	scope, _ := hostScope([]string{"h", "g"})
 	l := DefaultLimits()
 	l.MaxPerDateShape = 20
 	a := NewAdmitter(scope, l, 0, func() time.Time { return today })
@@ -202,7 +201,7 @@ func TestDateShapeBudget(t *testing.T) {
 // TestDefaultsLeaveABlogAlone admits 20 years of monthly archives, a post
 // a day for a year and 50 list pages with the default limits.
 func TestDefaultsLeaveABlogAlone(t *testing.T) {
-	scope, _ := urlnorm.NewScope([]string{"h"})
+	scope, _ := hostScope([]string{"h"})
 	a := NewAdmitter(scope, DefaultLimits(), 0, func() time.Time { return today })
 	d := mustDB(t)
 	var urls []string

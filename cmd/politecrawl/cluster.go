@@ -261,7 +261,7 @@ func clusterSeed(ctx context.Context, cfg *Config, urls []string) ([]crawler.See
 	defer done()
 	// Out of scope is said here, as standalone seed does: the shard's
 	// owner would drop such a URL without a word.
-	scope, err := urlnorm.NewScope(runScope(cfg.crawlerConfig(slog.New(slog.DiscardHandler))))
+	scope, err := cfg.compileScope()
 	if err != nil {
 		return nil, fmt.Errorf("scope: %w", err)
 	}

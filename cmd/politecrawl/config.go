@@ -37,7 +37,19 @@ type Config struct {
 		Hosts    []string `mapstructure:"hosts"`
 		MaxDepth int      `mapstructure:"max_depth"`
 		MaxPages int      `mapstructure:"max_pages"`
+		// The crawl policy's rules (config_scope.go).
+		Domains         []string `mapstructure:"domains"`
+		Prefixes        []string `mapstructure:"prefixes"`
+		SeedPrefix      bool     `mapstructure:"seed_prefix"`
+		Exclude         []string `mapstructure:"exclude"`
+		ExcludePatterns []string `mapstructure:"exclude_patterns"`
+		SkipExtensions  []string `mapstructure:"skip_extensions"`
+		AcceptTypes     []string `mapstructure:"accept_types"`
 	} `mapstructure:"scope"`
+	// Hosts is the hosts: section, read from the file itself (host names
+	// hold dots, which viper takes for nesting): see config_scope.go.
+	Hosts any `mapstructure:"hosts"`
+	file  scopeFile
 	Traps struct {
 		MaxURLLength        int  `mapstructure:"max_url_length"`
 		MaxRepeatedSegments int  `mapstructure:"max_repeated_segments"`
@@ -114,6 +126,13 @@ var defaults = map[string]any{
 	"scope.hosts":                   []string{},
 	"scope.max_depth":               0,
 	"scope.max_pages":               0,
+	"scope.domains":                 []string{},
+	"scope.prefixes":                []string{},
+	"scope.seed_prefix":             false,
+	"scope.exclude":                 []string{},
+	"scope.exclude_patterns":        []string{},
+	"scope.skip_extensions":         []string{},
+	"scope.accept_types":            []string{},
 	"traps.max_url_length":          2048,
 	"traps.max_repeated_segments":   3,
 	"traps.max_pages_per_host":      100000,
@@ -197,6 +216,7 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, usagef("config %s: %v", path, unknownKeys(err))
 	}
+	c.file = readScopeFile(path)
 	if err := src.blame(c.problems()); err != nil {
 		return nil, usagef("%w", err)
 	}
@@ -328,9 +348,6 @@ func (c *Config) problems() []error {
 	if c.Workers < 1 || c.Workers > 1024 {
 		bad("workers", "%d must be between 1 and 1024", c.Workers)
 	}
-	if _, err := urlnorm.NewScope(c.Scope.Hosts); err != nil {
-		bad("scope.hosts", "%v (give host or host:port)", err)
-	}
 	c.boundsProblems(bad)
 	if c.Politeness.DefaultDelay < minDelay && !c.Politeness.AllowFast {
 		bad("politeness.default_delay", "%v is below the %v floor; set politeness.allow_fast: true if you run the sites you crawl", c.Politeness.DefaultDelay, minDelay)
@@ -361,6 +378,7 @@ func (c *Config) problems() []error {
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)
 	}
+	errs = append(errs, c.scopeProblems()...)
 	errs = append(errs, c.WARC.validate()...)
 	errs = append(errs, c.Policy.validate()...)
 	return append(errs, c.validateCluster()...)
@@ -416,6 +434,8 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		Agent:              c.Agent.Name,
 		Seeds:              c.Seeds,
 		Scope:              c.Scope.Hosts,
+		Rules:              c.scopeRules(),
+		Hosts:              c.file.overrides,
 		Workers:            c.Workers,
 		Limits:             c.limits(),
 		DefaultDelay:       c.Politeness.DefaultDelay,
@@ -430,7 +450,7 @@ func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 		Fetch: fetch.Options{UserAgent: c.Agent.UserAgent, From: c.Agent.From,
 			ConnectTimeout: c.Network.ConnectTimeout, HeaderTimeout: c.Network.HeaderTimeout,
 			Timeout: c.Network.Timeout, MaxBody: c.Network.MaxBody, AllowPrivate: c.Network.AllowPrivate,
-			IdleConns: fitIdleConns(c.Network.IdleConns, c.Workers, log)},
+			IdleConns: fitIdleConns(c.Network.IdleConns, c.Workers, log), AcceptTypes: c.Scope.AcceptTypes},
 		MaxRetries:      c.Politeness.MaxRetries,
 		BackoffBase:     c.Politeness.BackoffBase,
 		BackoffMax:      c.Politeness.BackoffMax,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/storage"
@@ -217,6 +218,9 @@ type ExportRecord struct {
 	CheckedAt     string `json:"checked_at,omitempty"`
 	NextCheck     string `json:"next_check,omitempty"`
 	PayloadDigest string `json:"payload_digest,omitempty"`
+	// Why explains a refused URL (skipped or disallowed) in one line: its
+	// state and the rule that refused it, as `politecrawl why` says it.
+	Why string `json:"why,omitempty"`
 }
 
 func newExportRecord(r *storage.URLRecord) ExportRecord {
@@ -241,6 +245,9 @@ func newExportRecord(r *storage.URLRecord) ExportRecord {
 	}
 	e.PayloadDigest = r.PayloadDigest
 	e.ContentUse = exportContentUse(r)
+	if r.State == storage.Skipped || r.State == storage.Disallowed {
+		e.Why = crawler.RecordWhy(r)
+	}
 	if e.Links == nil {
 		e.Links = []string{}
 	}

@@ -301,7 +301,7 @@ func (d *daemon) reload(c *crawler.Crawler) {
 	}
 	old := d.cfg
 	ctx := d.cmd.Context()
-	changes, err := c.Reconfigure(ctx, crawler.Live{Seeds: next.Seeds, Scope: next.Scope.Hosts,
+	changes, err := c.Reconfigure(ctx, crawler.Live{Seeds: next.Seeds, Scope: next.Scope.Hosts, Rules: next.scopeRules(), Hosts: next.file.overrides,
 		DefaultDelay: next.Politeness.DefaultDelay, MaxDelay: next.Politeness.MaxDelay, Workers: next.Workers})
 	if err != nil {
 		d.log.Error("SIGHUP: reconfigure", "error", err)
@@ -328,6 +328,7 @@ func (d *daemon) reload(c *crawler.Crawler) {
 	live := *old
 	live.Seeds, live.Scope.Hosts, live.Politeness.DefaultDelay, live.Politeness.MaxDelay, live.Workers, live.Log.Level =
 		next.Seeds, next.Scope.Hosts, next.Politeness.DefaultDelay, next.Politeness.MaxDelay, next.Workers, next.Log.Level
+	live.liveScope(next)
 	restart := restartNeeded(&live, next)
 	d.cfg = &live
 	d.notice("SIGHUP: config reloaded", "applied", changes, "need_restart", restart)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
-	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -59,19 +58,15 @@ next run.`,
 	return cmd
 }
 
-// runScope is the scope a run of cc has: scope.hosts, or else the
-// config's seeds' hosts.
-func runScope(cc crawler.Config) []string {
-	if len(cc.Scope) > 0 {
-		return cc.Scope
+// withoutSeeds is cc for a crawler that admits none of the config's seeds
+// (they are the next run's to admit) but has the scope they give (the
+// seeds' hosts by default, seed_prefix's prefixes).
+func withoutSeeds(cc crawler.Config) crawler.Config {
+	cc.Rules.Seeds, cc.Seeds = cc.Seeds, nil
+	if cc.Rules.Seeds == nil {
+		cc.Rules.Seeds = []string{}
 	}
-	var hosts []string
-	for _, s := range cc.Seeds {
-		if n, err := urlnorm.Normalise(s); err == nil {
-			hosts = append(hosts, urlnorm.Authority(n))
-		}
-	}
-	return hosts
+	return cc
 }
 
 func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedResult, error) {
@@ -93,11 +88,9 @@ func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedRes
 		return nil, err
 	}
 	defer db.Close()
-	cc := cfg.crawlerConfig(slog.New(slog.DiscardHandler))
-	cc.Scope = runScope(cc)
 	// Only the URLs given are added now; the config's own seeds are
 	// admitted by the next run, as always.
-	cc.Seeds = nil
+	cc := withoutSeeds(cfg.crawlerConfig(slog.New(slog.DiscardHandler)))
 	c, err := crawler.New(db, cc)
 	if err != nil {
 		return nil, err

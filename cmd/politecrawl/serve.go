@@ -48,6 +48,7 @@ func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) ht
 		writeJSON(w, http.StatusOK, st)
 	})
 	mux.HandleFunc("GET /export", serveExport(db))
+	mux.HandleFunc("GET /why", serveWhy(c))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("POST /seeds", func(w http.ResponseWriter, r *http.Request) {
 		var req SeedRequest

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -55,6 +56,11 @@ type Options struct {
 	// TLSConfig, if set, is the base TLS configuration when Capture is
 	// set (tests give their own roots).
 	TLSConfig *tls.Config
+	// AcceptTypes, if not empty, lists the media types ("text/html",
+	// "image/*") whose bodies are read; a 2xx response of another type is
+	// cut after its headers (Response.Unaccepted). A response without a
+	// Content-Type is read. Empty: every type is read.
+	AcceptTypes []string
 }
 
 func (o *Options) defaults() {
@@ -193,6 +199,9 @@ type Response struct {
 	ContentType string
 	Started     time.Time
 	Duration    time.Duration
+	// Unaccepted: a 2xx response whose type Options.AcceptTypes does not
+	// list; its body was not read.
+	Unaccepted bool
 }
 
 // Error is a failed exchange: no usable response.
@@ -231,6 +240,11 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		ContentType: resp.Header.Get("Content-Type")}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		out.Location = resolveLocation(r.URL, resp.Header.Get("Location"))
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 && !accepted(f.opts.AcceptTypes, out.ContentType) {
+		out.Unaccepted = true
+		out.Duration = f.opts.Now().Sub(start)
+		return out, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.opts.MaxBody+1))
 	if err != nil {
@@ -284,4 +298,22 @@ func resolveLocation(base, loc string) string {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// accepted reports whether contentType's media type is one of types
+// (each "type/subtype" or "type/*"); every type is when types is empty,
+// and so is a missing Content-Type.
+func accepted(types []string, contentType string) bool {
+	if len(types) == 0 || strings.TrimSpace(contentType) == "" {
+		return true
+	}
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	for _, t := range types {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == mt || strings.HasSuffix(t, "/*") && strings.HasPrefix(mt, t[:len(t)-1]) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,6 @@
 // Package urlnorm turns URLs into the one form the crawler stores, fetches
-// and deduplicates on (RFC 3986 section 6 safe normalisations, SPEC 5), and
-// decides whether a URL is inside the crawl's host scope.
+// and deduplicates on (RFC 3986 section 6 safe normalisations, SPEC 5).
+// What is inside the crawl's scope is frontier/scope's to say.
 //
 // Normalise does: lower-case scheme and host, IDN hosts to punycode
 // (UTS #46 non-transitional), a trailing dot on the host removed, the

@@ -96,28 +96,6 @@ func TestAuthorityOrigin(t *testing.T) {
 	}
 }
 
-func TestScope(t *testing.T) {
-	s, err := NewScope([]string{"Example.com", "127.0.0.1:8080"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		url  string
-		want bool
-	}{
-		{"http://example.com/a", true},
-		{"https://example.com:8443/a", true},
-		{"http://www.example.com/", false},
-		{"http://127.0.0.1:8080/x", true},
-		{"http://127.0.0.1:8081/x", false},
-		{"http://127.0.0.1/x", false},
-	} {
-		if got := s.Contains(c.url); got != c.want {
-			t.Errorf("Contains(%q) = %v, want %v", c.url, got, c.want)
-		}
-	}
-}
-
 func FuzzNormalise(f *testing.F) {
 	for _, s := range []string{"http://Example.COM:80/a/./b/../%7e?x=%2f#f", "https://faß.de", "http://[::1]:1/%zz", "http://h/a b/ツ"} {
 		f.Add(s)

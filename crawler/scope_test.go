@@ -1,0 +1,204 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/scope"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// docsSite is shaped like the Python documentation: sections /howto/,
+// /tutorial/, /library/, reST sources under /_sources/ (*.txt), images, a
+// zip, every page linking to the others. It returns the site and the
+// paths of its pages.
+func docsSite(t *testing.T) (*crawltest.Web, *crawltest.Host, []string) {
+	t.Helper()
+	var paths []string
+	for _, sec := range []string{"howto", "tutorial", "library"} {
+		for i := range 4 {
+			paths = append(paths, fmt.Sprintf("/3/%s/page%d.html", sec, i))
+		}
+		paths = append(paths, "/3/"+sec+"/index.html", "/3/_sources/"+sec+"/index.rst.txt")
+	}
+	paths = append(paths, "/3/howto/notes.txt", "/3/_images/logo.png", "/3/download/docs.zip", "/3/index.html")
+	var links strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&links, `<a href="%s">%s</a> `, p, p)
+	}
+	pages := map[string]*crawltest.Page{"/robots.txt": {Body: "User-agent: *\nDisallow: /3/library/page3.html\n"}}
+	for _, p := range paths {
+		switch {
+		case strings.HasSuffix(p, ".html"):
+			pages[p] = &crawltest.Page{Body: "<!DOCTYPE html><html><body>" + links.String() + "</body></html>",
+				Header: map[string]string{"Content-Type": "text/html"}}
+		case strings.HasSuffix(p, ".png"):
+			pages[p] = &crawltest.Page{Body: "\x89PNG", Header: map[string]string{"Content-Type": "image/png"}}
+		default:
+			pages[p] = &crawltest.Page{Body: "text", Header: map[string]string{"Content-Type": "text/plain"}}
+		}
+	}
+	web := crawltest.NewWeb()
+	return web, web.AddHost("docs", pages), paths
+}
+
+// TestCrawlRestrictedToTwoSections crawls the docs site restricted to
+// /howto/ and /tutorial/ with *.txt and /_sources/ excluded, and checks
+// the server's access log: every request (robots.txt aside) is inside the
+// rules, and every linked page inside them was fetched.
+func TestCrawlRestrictedToTwoSections(t *testing.T) {
+	web, docs, paths := docsSite(t)
+	defer web.Close()
+	cfg := testConfig(docs.URL("/3/index.html"), docs.URL("/3/howto/index.html"))
+	cfg.DefaultDelay = 5 * time.Millisecond
+	cfg.Rules = scope.Config{
+		Prefixes:        []string{docs.URL("/3/howto/"), docs.URL("/3/tutorial/")},
+		Exclude:         []string{docs.URL("/3/_sources/")},
+		ExcludePatterns: []string{`\.txt$`},
+		SkipExtensions:  []string{"png", "zip"},
+	}
+	inside := func(p string) bool {
+		return (strings.HasPrefix(p, "/3/howto/") || strings.HasPrefix(p, "/3/tutorial/")) &&
+			!strings.HasSuffix(p, ".txt") && !strings.HasPrefix(p, "/3/_sources/")
+	}
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("Run: %v (ctx %v)", err, ctx.Err())
+	}
+	requested := map[string]int{}
+	for _, r := range docs.Log() {
+		requested[r.Path]++
+		if r.Path != "/robots.txt" && !inside(r.Path) {
+			t.Errorf("requested %s, outside the rules", r.Path)
+		}
+	}
+	for _, p := range paths {
+		if inside(p) && requested[p] != 1 {
+			t.Errorf("%s is inside the rules and linked: requested %d times, want 1", p, requested[p])
+		}
+	}
+	// The seed outside the rules is out of scope: not recorded, not fetched.
+	recs := records(t, db)
+	if r := recs[docs.URL("/3/index.html")]; r != nil {
+		t.Errorf("out-of-scope seed recorded: %+v", r)
+	}
+}
+
+// TestReloadedRuleSkipsQueuedURLs: a URL queued under the old rules and
+// excluded by a reload is recorded skipped with the rule, never fetched.
+func TestReloadedRuleSkipsQueuedURLs(t *testing.T) {
+	web, docs, _ := docsSite(t)
+	defer web.Close()
+	cfg := testConfig(docs.URL("/3/howto/index.html"))
+	cfg.Rules = scope.Config{Prefixes: []string{docs.URL("/3/howto/")}}
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	// Queue the section's pages without fetching: seeds, as a run would.
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for i := range 4 {
+		urls = append(urls, docs.URL(fmt.Sprintf("/3/howto/page%d.html", i)))
+	}
+	if _, err := c.AddSeedsOffline(urls); err != nil {
+		t.Fatal(err)
+	}
+	// The reload: page2 is excluded now.
+	cfg.Rules.ExcludePatterns = []string{`page2`}
+	cfg.DefaultDelay = 5 * time.Millisecond
+	runFor(t, db, cfg, 20*time.Second, nil)
+	if n := docs.Count("/3/howto/page2.html"); n != 0 {
+		t.Errorf("page2 fetched %d times after a rule excluded it", n)
+	}
+	r := records(t, db)[docs.URL("/3/howto/page2.html")]
+	if r == nil || r.State != storage.Skipped || !strings.Contains(r.Error, "scope.exclude_patterns[0]") {
+		t.Errorf("page2's record = %+v, want skipped naming scope.exclude_patterns[0]", r)
+	}
+	if docs.Count("/3/howto/page1.html") != 1 {
+		t.Errorf("page1 (still in scope) fetched %d times, want 1", docs.Count("/3/howto/page1.html"))
+	}
+}
+
+// TestAcceptTypesAndBodiesPerHost: with accept_types text/html, the
+// image, zip and text files are requested once, cut after their headers
+// and recorded skipped with their type; a host whose override says
+// store_bodies: false keeps none of its pages' bodies.
+func TestAcceptTypesAndBodiesPerHost(t *testing.T) {
+	web, docs, _ := docsSite(t)
+	defer web.Close()
+	cfg := testConfig(docs.URL("/3/index.html"))
+	cfg.DefaultDelay = 5 * time.Millisecond
+	cfg.Fetch.AcceptTypes = []string{"text/html"}
+	no := false
+	cfg.Hosts = map[string]frontier.Override{"127.0.0.1": {StoreBodies: &no}}
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	runFor(t, db, cfg, 30*time.Second, nil)
+	recs := records(t, db)
+	for path, ct := range map[string]string{"/3/_images/logo.png": "image/png", "/3/download/docs.zip": "text/plain", "/3/howto/notes.txt": "text/plain"} {
+		r := recs[docs.URL(path)]
+		want := fmt.Sprintf("scope.accept_types: content type %q is not accepted", ct)
+		if r == nil || r.State != storage.Skipped || r.Error != want || docs.Count(path) != 1 {
+			t.Errorf("%s: record %+v, requested %d times; want skipped %q after one request", path, r, docs.Count(path), want)
+		}
+	}
+	page := docs.URL("/3/howto/page1.html")
+	if r := recs[page]; r == nil || r.State != storage.Fetched {
+		t.Fatalf("%s: %+v, want fetched", page, r)
+	}
+	db.View(func(tx *storage.Tx) error {
+		if b, _ := tx.Body(page); b != nil {
+			t.Errorf("%s: body kept (%d bytes) though its host's store_bodies is false", page, len(b))
+		}
+		return nil
+	})
+}
+
+// TestWARCPerHost: a host whose override says warc: false has none of its
+// exchanges archived; the others are, as before.
+func TestWARCPerHost(t *testing.T) {
+	web, docs, _ := docsSite(t)
+	defer web.Close()
+	other := web.AddHost("other", map[string]*crawltest.Page{"/": {Body: `<a href="/x">x</a>`}, "/x": {Body: "x"}})
+	cfg := testConfig(docs.URL("/3/howto/index.html"), other.URL("/"))
+	cfg.DefaultDelay = 5 * time.Millisecond
+	cfg.Scope = []string{docs.Authority(), other.Authority()}
+	no := false
+	cfg.Hosts = map[string]frontier.Override{other.Authority(): {WARC: &no}}
+	dir := t.TempDir()
+	cfg.Archive = openArchive(t, dir)
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	defer db.Close()
+	runFor(t, db, cfg, 30*time.Second, nil)
+	if err := cfg.Archive.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if other.Count("/x") != 1 {
+		t.Fatalf("other's /x requested %d times, want 1", other.Count("/x"))
+	}
+	archived := map[string]int{}
+	for _, e := range scanArchive(t, dir) {
+		if e.Type() == "response" {
+			archived[urlnorm.Authority(e.Header.Get("WARC-Target-URI"))]++
+		}
+	}
+	if archived[other.Authority()] != 0 || archived[docs.Authority()] == 0 {
+		t.Errorf("response records per host: %v; want none for %s (warc: false), some for %s", archived, other.Authority(), docs.Authority())
+	}
+}
