@@ -12,6 +12,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/gate"
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
@@ -49,6 +50,8 @@ type Crawler struct {
 	abandoned    bool   // the stop gave up on busy workers
 
 	cuts *cuts.Registry[task] // dispatched tasks CancelHosts may cut (cluster nodes)
+
+	watch watch // what status shows besides the state file (status.go)
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
@@ -96,6 +99,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 			RetryBase: cfg.RobotsRetryBase, MaxHold: cfg.MaxHold}),
 		control: make(chan call),
 		cuts:    cuts.New[task](),
+		watch:   watch{activity: status.NewActivity()},
 		stopped: make(chan struct{}),
 	}
 	c.work = &pool{cfg: &c.cfg, fetcher: fetch.New(withClock(cfg.Fetch, cfg.Now)), parseBig: newParseGate(), cuts: c.cuts}
@@ -211,6 +215,7 @@ func (c *Crawler) reportRefusals() {
 // return nil after an orderly stop. Errors are storage failures.
 func (c *Crawler) Run(ctx context.Context) error {
 	defer close(c.stopped)
+	c.watch.started = c.cfg.Now()
 	fetchCtx, cancelFetch := context.WithCancel(context.Background())
 	defer cancelFetch()
 	c.fetchCtx = fetchCtx

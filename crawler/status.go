@@ -1,24 +1,137 @@
 package crawler
 
-import "github.com/politecrawl/politecrawl/crawler/status"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
 
-// liveStatus is status.Read plus what only the coordinator knows. It runs
-// on the coordinator goroutine.
-func (c *Crawler) liveStatus() (*status.Status, error) {
+	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
+)
+
+// watch is what status shows of a run besides the state file and the
+// frontier: when it started and its recent activity. The coordinator
+// owns it.
+type watch struct {
+	started  time.Time
+	activity *status.Activity
+}
+
+// fetched notes a page request's answer (status 0: none, errText says
+// why; 5xx and 429 are errors too).
+func (w *watch) fetched(t task, code, bytes int, errText string, now time.Time) {
+	w.activity.Fetch(now, code, bytes)
+	switch {
+	case errText != "":
+		w.activity.Error(now, t.url, errText)
+	case code == 429 || code >= 500:
+		w.activity.Error(now, t.url, fmt.Sprintf("HTTP %d", code))
+	}
+}
+
+// liveHosts is the coordinator's part of a status: copied on the
+// coordinator goroutine, so the state file is read (and the snapshot
+// built) without holding it.
+type liveHosts struct {
+	now      time.Time
+	started  time.Time
+	inFlight int
+	activity *status.ActivityView
+	hosts    map[string]liveHost
+}
+
+type liveHost struct {
+	view   frontier.HostView
+	robots status.Robots
+}
+
+// liveHosts copies, on the coordinator, every host's view and robots.txt
+// state and the run's activity.
+func (c *Crawler) liveHosts() liveHosts {
 	now := c.cfg.Now()
-	st, err := status.Read(c.db, now)
+	l := liveHosts{now: now, started: c.watch.started, inFlight: c.work.gate.Busy(),
+		activity: c.watch.activity.View(now), hosts: map[string]liveHost{}}
+	c.front.Hosts(func(host string) {
+		l.hosts[host] = liveHost{view: c.front.View(host, now), robots: c.robotsOf(host)}
+	})
+	return l
+}
+
+// robotsOf is the robots.txt state of host's origins (http and https):
+// the least ready of the two.
+func (c *Crawler) robotsOf(host string) status.Robots {
+	var r status.Robots
+	for _, scheme := range []string{"http://", "https://"} {
+		o := c.robots.Lookup(scheme + host)
+		if o == nil {
+			continue
+		}
+		r.Fetching = r.Fetching || o.Fetching()
+		r.GaveUp = r.GaveUp || o.GaveUp()
+		if o.Outcome().String() == "unreachable" {
+			r.Unreachable, r.RetryAt, r.Reason = true, o.RetryAt(), o.Reason()
+		}
+	}
+	return r
+}
+
+// liveStatus is status.Read completed with the coordinator's copy.
+func (c *Crawler) liveStatus(l liveHosts) (*status.Status, error) {
+	st, err := status.Read(c.db, l.now)
 	if err != nil {
 		return nil, err
 	}
 	// Tasks waiting for a worker have no request under way yet.
-	st.Running, st.InFlight = true, c.work.gate.Busy()
+	st.Running, st.InFlight = true, l.inFlight
+	st.Started, st.At, st.Activity = l.started, l.now, l.activity
+	if !l.started.IsZero() {
+		st.UptimeS = l.now.Sub(l.started).Round(time.Second).Seconds()
+	}
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
-		v := c.front.View(h.Host, now)
+		lh, ok := l.hosts[h.Host]
+		if !ok {
+			h.State = status.StateDone
+			continue
+		}
+		v := lh.view
 		h.InFlight, h.NextRequest, h.IntervalS = v.InFlight, v.NextRequest, v.Interval.Seconds()
+		h.DelayFrom, h.LastStatus = v.DelayFrom, v.LastStatus
 		if v.IP != "" {
 			h.IP = v.IP
 		}
+		h.State, h.Until, h.Why = status.Describe(v, lh.robots, l.now)
+	}
+	if c.cfg.Archive != nil {
+		st.WARC = warcFiles(c.cfg.Archive.Dir())
 	}
 	return st, nil
+}
+
+// warcFiles lists the WARC files in dir (the last 50, newest last).
+func warcFiles(dir string) *status.WARC {
+	w := &status.WARC{Dir: dir, Files: []status.WARCFile{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return w
+	}
+	for _, e := range entries {
+		if !strings.Contains(e.Name(), ".warc") || e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		w.Files = append(w.Files, status.WARCFile{Name: filepath.Base(e.Name()), Bytes: info.Size()})
+		w.Bytes += info.Size()
+	}
+	sort.Slice(w.Files, func(i, j int) bool { return w.Files[i].Name < w.Files[j].Name })
+	if n := len(w.Files); n > 50 {
+		w.Files = w.Files[n-50:]
+	}
+	return w
 }

@@ -215,13 +215,10 @@ func (f *Frontier[H]) Recovered(host string) { f.sched.Recovered(host) }
 
 // ApplyRobots sets host's spacing from its robots.txt for agent.
 func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, now time.Time) {
-	cd, _ := r.CrawlDelay(agent)
-	var ri time.Duration
-	if rate, ok := r.RequestRate(agent); ok {
-		ri = rate.Interval()
-	}
+	cd, ri := robotsDelays(r, agent)
 	f.meet(host, now)
 	f.sched.SetInterval(host, f.delays.interval(cd, ri), now)
+	f.sched.Lookup(host).delayFrom = f.delays.delaySource(cd, ri)
 }
 
 // SetDelays changes the delay policy (a configuration reload): each
@@ -234,6 +231,7 @@ func (f *Frontier[H]) SetDelays(d DelayPolicy, rules func(host string) *robots.R
 			f.ApplyRobots(host, r, agent, now)
 		} else {
 			f.sched.SetInterval(host, d.interval(0, 0), now)
+			f.sched.Lookup(host).delayFrom = DelayDefault
 		}
 	}
 }

@@ -40,6 +40,11 @@ type Host struct {
 	// Backoff.
 	failures  int    // consecutive 5xx/429/timeouts
 	lastError string // why it last backed off
+	holdWhy   string // HoldBackoff or HoldRetryAfter: what set the hold of its last failure
+
+	// For status only.
+	lastStatus int    // HTTP status of its last answer to a page request
+	delayFrom  string // what set interval (hostview.go); "" is the default
 
 	// Politeness slot.
 	lim       *rate.Limiter
@@ -299,6 +304,10 @@ func (s *Scheduler) Fail(host, why string, retryAfter time.Duration, now time.Ti
 		d = b.Jitter(d)
 	}
 	until := now.Add(max(d, min(retryAfter, b.MaxHold)))
+	h.holdWhy = HoldBackoff
+	if min(retryAfter, b.MaxHold) > d {
+		h.holdWhy = HoldRetryAfter
+	}
 	s.Hold(host, until, now)
 	return until
 }
@@ -306,7 +315,7 @@ func (s *Scheduler) Fail(host, why string, retryAfter time.Duration, now time.Ti
 // Recovered ends host's run of failures (a request succeeded).
 func (s *Scheduler) Recovered(host string) {
 	h := s.slot(host)
-	h.failures, h.lastError = 0, ""
+	h.failures, h.lastError, h.holdWhy = 0, "", ""
 }
 
 // Record is the part of host's state that must survive a restart.

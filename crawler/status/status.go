@@ -29,6 +29,26 @@ type Status struct {
 	Recrawls   int    `json:"recrawls_scheduled"`
 	Hosts      int    `json:"hosts"`
 	PerHost    []Host `json:"per_host"`
+
+	// Live only: what the running crawl knows besides the state file.
+	Started  time.Time     `json:"started,omitzero"`
+	UptimeS  float64       `json:"uptime_s,omitempty"`
+	At       time.Time     `json:"at,omitzero"` // when this status was taken
+	Activity *ActivityView `json:"activity,omitempty"`
+	WARC     *WARC         `json:"warc,omitempty"`
+}
+
+// WARC is the crawl's WARC files.
+type WARC struct {
+	Dir   string     `json:"dir"`
+	Files []WARCFile `json:"files"` // newest last
+	Bytes int64      `json:"bytes"` // all of them
+}
+
+// WARCFile is one WARC file.
+type WARCFile struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
 }
 
 // Host is one host's part of a Status.
@@ -45,6 +65,16 @@ type Host struct {
 	LastError   string    `json:"last_error,omitempty"`
 	IP          string    `json:"ip,omitempty"` // IP group: the address its connections go to
 	Sitemaps    *Sitemaps `json:"sitemaps,omitempty"`
+
+	// Its URL records by outcome (the export's, committed).
+	storage.StateCounts
+	// Live only: what it is doing (see Describe), until when and why,
+	// what set its delay, and its last answer's HTTP status.
+	State      string    `json:"state,omitempty"`
+	Until      time.Time `json:"until,omitzero"`
+	Why        string    `json:"why,omitempty"`
+	DelayFrom  string    `json:"delay_from,omitempty"`
+	LastStatus int       `json:"last_status,omitempty"`
 }
 
 // Sitemaps counts one host's sitemap files and what they listed.
@@ -77,6 +107,10 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 		tx.ForEachHost(func(h string, r storage.HostRecord) error {
 			s := get(h)
 			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = r.Interval, r.LastRequest, r.HoldUntil, r.LastError, r.IP
+			return nil
+		})
+		tx.ForEachHostStates(func(h string, c storage.StateCounts) error {
+			get(h).StateCounts = c
 			return nil
 		})
 		tx.QueuedHosts(func(h string, n int) error {
