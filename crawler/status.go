@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,4 +135,13 @@ func warcFiles(dir string) *status.WARC {
 		w.Files = w.Files[n-50:]
 	}
 	return w
+}
+
+// Host reads one host's detail (its robots.txt, latest fetches, queue
+// head, refused URLs) from the state file, off the coordinator.
+func (c *Crawler) Host(ctx context.Context, host string) (*status.HostDetail, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return status.ReadHost(c.db, host, c.cfg.Agent)
 }

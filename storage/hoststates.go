@@ -57,12 +57,14 @@ func decodeStateCounts(v []byte) StateCounts {
 	return StateCounts{Fetched: n[0], Disallowed: n[1], Failed: n[2], Skipped: n[3]}
 }
 
-// urlAuthority is the host[:port] of a normal URL.
+// urlAuthority is the host[:port] of a normal URL; "" for anything
+// else (an unusable link recorded skipped).
 func urlAuthority(url string) string {
-	s := url
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
+	i := strings.Index(url, "://")
+	if i < 0 {
+		return ""
 	}
+	s := url[i+3:]
 	if i := strings.IndexAny(s, "/?#"); i >= 0 {
 		s = s[:i]
 	}
@@ -76,6 +78,9 @@ func (t *Tx) countHostState(url string, prev, next State) {
 		return
 	}
 	h := urlAuthority(url)
+	if h == "" {
+		return // an unusable link (mailto:, a bad URL): no host to count it under
+	}
 	d := t.hostS[h]
 	if i >= 0 {
 		d[i]--
@@ -158,7 +163,7 @@ func (t *Tx) rebuildHostStates() error {
 		if err != nil {
 			return nil // counted as nothing; salvage drops it
 		}
-		if i := stateIndex(r.State); i >= 0 {
+		if i := stateIndex(r.State); i >= 0 && urlAuthority(r.URL) != "" {
 			h := urlAuthority(r.URL)
 			d := counts[h]
 			d[i]++

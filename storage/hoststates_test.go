@@ -32,6 +32,7 @@ func TestHostStates(t *testing.T) {
 	put("http://a.test/3", Queued, "")
 	put("http://a.test/3", Disallowed, Queued)
 	put("http://a.test/1", Disallowed, Fetched) // a recheck now disallowed
+	put("mailto:x@a.test", Skipped, "")         // an unusable link: no host
 	want := map[string]StateCounts{
 		"a.test":      {Disallowed: 2, Skipped: 1},
 		"a.test:8080": {Failed: 1},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/crawler/console"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -47,6 +48,7 @@ func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) ht
 		}
 		writeJSON(w, http.StatusOK, st)
 	})
+	console.New(c, console.Options{}).Register(mux) // GET /, /hosts, /hosts/{host}
 	mux.HandleFunc("GET /export", serveExport(db))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("POST /seeds", func(w http.ResponseWriter, r *http.Request) {
