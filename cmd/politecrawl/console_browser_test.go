@@ -244,6 +244,24 @@ http:
 	}
 	save("console-overview.png", shot)
 
+	// status --hosts reads the same snapshot: the slow host's delay
+	// comes from its Crawl-delay, the hanging one waits on robots.txt.
+	out, err := exec.Command(binary, "status", "-c", cfgPath, "--hosts").Output()
+	if err != nil {
+		t.Fatalf("status --hosts: %v", err)
+	}
+	for host, want := range map[string]string{slow: "2s (Crawl-delay)", hang: status.StateRobotsUnreachable} {
+		line := ""
+		for l := range strings.SplitSeq(string(out), "\n") {
+			if strings.HasPrefix(l, host+" ") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("status --hosts: %s's line %q does not say %q", host, line, want)
+		}
+	}
+
 	// The hosts table: slow waits, with its next time; hang's robots.txt
 	// is unreachable until its retry.
 	row := func(host string) string {
