@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
+	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 )
 
 // watch is what status shows of a run besides the state file and the
@@ -34,49 +36,47 @@ func (w *watch) fetched(t task, code, bytes int, errText string, now time.Time) 
 }
 
 // liveHosts is the coordinator's part of a status: copied on the
-// coordinator goroutine, so the state file is read (and the snapshot
-// built) without holding it.
+// coordinator goroutine, as plainly as it can be (a slice of views, the
+// robots.txt state of the few origins not simply usable), so the state
+// file is read, and the snapshot built, without holding it.
 type liveHosts struct {
 	now      time.Time
 	started  time.Time
 	inFlight int
 	activity *status.ActivityView
-	hosts    map[string]liveHost
+	views    []liveView
+	robots   map[string]status.Robots // by host; hosts whose robots.txt is fetching or unreachable
 }
 
-type liveHost struct {
-	view   frontier.HostView
-	robots status.Robots
+type liveView struct {
+	host string
+	view frontier.HostView
 }
 
-// liveHosts copies, on the coordinator, every host's view and robots.txt
-// state and the run's activity.
+// liveHosts copies, on the coordinator, every host's view, the robots.txt
+// state of the origins that hold their hosts back, and the run's activity.
 func (c *Crawler) liveHosts() liveHosts {
 	now := c.cfg.Now()
 	l := liveHosts{now: now, started: c.watch.started, inFlight: c.work.gate.Busy(),
-		activity: c.watch.activity.View(now), hosts: map[string]liveHost{}}
-	c.front.Hosts(func(host string) {
-		l.hosts[host] = liveHost{view: c.front.View(host, now), robots: c.robotsOf(host)}
+		activity: c.watch.activity.View(now), views: make([]liveView, 0, c.front.HostCount()), robots: map[string]status.Robots{}}
+	c.front.Views(now, func(host string, v frontier.HostView) {
+		l.views = append(l.views, liveView{host, v})
 	})
-	return l
-}
-
-// robotsOf is the robots.txt state of host's origins (http and https):
-// the least ready of the two.
-func (c *Crawler) robotsOf(host string) status.Robots {
-	var r status.Robots
-	for _, scheme := range []string{"http://", "https://"} {
-		o := c.robots.Lookup(scheme + host)
-		if o == nil {
-			continue
+	c.robots.Each(func(origin string, o *robotscache.Origin) {
+		unreachable := o.Outcome() == robotscache.Unreachable
+		if !o.Fetching() && !o.GaveUp() && !unreachable {
+			return
 		}
+		host := urlnorm.Authority(origin)
+		r := l.robots[host]
 		r.Fetching = r.Fetching || o.Fetching()
 		r.GaveUp = r.GaveUp || o.GaveUp()
-		if o.Outcome().String() == "unreachable" {
+		if unreachable {
 			r.Unreachable, r.RetryAt, r.Reason = true, o.RetryAt(), o.Reason()
 		}
-	}
-	return r
+		l.robots[host] = r
+	})
+	return l
 }
 
 // liveStatus is status.Read completed with the coordinator's copy.
@@ -91,20 +91,23 @@ func (c *Crawler) liveStatus(l liveHosts) (*status.Status, error) {
 	if !l.started.IsZero() {
 		st.UptimeS = l.now.Sub(l.started).Round(time.Second).Seconds()
 	}
+	views := make(map[string]*frontier.HostView, len(l.views))
+	for i := range l.views {
+		views[l.views[i].host] = &l.views[i].view
+	}
 	for i := range st.PerHost {
 		h := &st.PerHost[i]
-		lh, ok := l.hosts[h.Host]
+		v, ok := views[h.Host]
 		if !ok {
 			h.State = status.StateDone
 			continue
 		}
-		v := lh.view
 		h.InFlight, h.NextRequest, h.IntervalS = v.InFlight, v.NextRequest, v.Interval.Seconds()
 		h.DelayFrom, h.LastStatus = v.DelayFrom, v.LastStatus
 		if v.IP != "" {
 			h.IP = v.IP
 		}
-		h.State, h.Until, h.Why = status.Describe(v, lh.robots, l.now)
+		h.State, h.Until, h.Why = status.Describe(*v, l.robots[h.Host], l.now)
 	}
 	if c.cfg.Archive != nil {
 		st.WARC = warcFiles(c.cfg.Archive.Dir())

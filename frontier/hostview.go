@@ -52,15 +52,32 @@ func (f *Frontier[H]) Answered(host string, status int) {
 	}
 }
 
-// viewDetail fills in what status shows of host besides its slot: its
-// queue, pause, hold and why, failures, last answer and where its delay
-// comes from.
-func (f *Frontier[H]) viewDetail(v *HostView, host string) {
-	h := f.sched.Lookup(host)
-	if h == nil {
-		return
+// Views calls fn with the view of every host the crawl has met, in no
+// order: View for each, in one pass over the hosts without a lookup per
+// host (a status snapshot of 100,000 hosts: BenchmarkView100k).
+func (f *Frontier[H]) Views(now time.Time, fn func(host string, v HostView)) {
+	for name, h := range f.sched.hosts {
+		v := HostView{InFlight: h.inFlight, Interval: h.interval, HasWork: h.HasQueued() || h.other}
+		if h.group != nil {
+			v.IP = h.group.ip
+		}
+		if !v.InFlight && v.HasWork {
+			v.NextRequest = h.nextOpen(now)
+		}
+		fillDetail(&v, h)
+		if len(f.fenced) > 0 {
+			v.Fenced = f.fenced[name]
+		}
+		fn(name, v)
 	}
-	v.Queued, v.Paused, v.Fenced = h.queued, h.paused, f.fenced[host]
+}
+
+// HostCount is how many hosts the crawl has met.
+func (f *Frontier[H]) HostCount() int { return len(f.sched.hosts) }
+
+// fillDetail fills in what status shows of h besides its slot.
+func fillDetail(v *HostView, h *Host) {
+	v.Queued, v.Paused = h.queued, h.paused
 	v.HoldUntil, v.Failures, v.LastError, v.LastStatus = h.hold, h.failures, h.lastError, h.lastStatus
 	v.DelayFrom = h.delayFrom
 	if v.DelayFrom == "" {
@@ -69,5 +86,17 @@ func (f *Frontier[H]) viewDetail(v *HostView, host string) {
 	if h.failures > 0 {
 		v.HoldWhy = h.holdWhy
 	}
+}
+
+// viewDetail fills in what status shows of host besides its slot: its
+// queue, pause, hold and why, failures, last answer and where its delay
+// comes from.
+func (f *Frontier[H]) viewDetail(v *HostView, host string) {
+	h := f.sched.Lookup(host)
+	if h == nil {
+		return
+	}
+	fillDetail(v, h)
+	v.Fenced = f.fenced[host]
 	v.HasWork = f.HasWork(host)
 }

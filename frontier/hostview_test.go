@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,5 +54,23 @@ func TestHostViewHold(t *testing.T) {
 	f.Recovered("a.test")
 	if v := f.View("a.test", now); v.HoldWhy != "" || v.Failures != 0 || v.LastError != "" {
 		t.Errorf("after a success: %+v", v)
+	}
+}
+
+// BenchmarkView100k is what a status snapshot costs the coordinator: the
+// view of each of 100,000 hosts (the state file is read after, off it).
+func BenchmarkView100k(b *testing.B) {
+	f := New[string](Options{Delays: DelayPolicy{Default: time.Second}})
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for i := range 100_000 {
+		f.Meet(fmt.Sprintf("h%06d.test", i), now)
+	}
+	for b.Loop() {
+		n := 0
+		f.Views(now, func(_ string, v HostView) {
+			if v.HasWork {
+				n++
+			}
+		})
 	}
 }
