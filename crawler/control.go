@@ -52,7 +52,7 @@ func (c *Crawler) Status(ctx context.Context) (*status.Status, error) {
 	if e := c.do(ctx, func() { live = c.liveHosts() }); e != nil {
 		return nil, e
 	}
-	return c.liveStatus(live)
+	return c.liveStatus(ctx, live)
 }
 
 // SeedResult says what became of one URL given to AddSeeds.

@@ -80,7 +80,7 @@ func (c *Crawler) liveHosts() liveHosts {
 }
 
 // liveStatus is status.Read completed with the coordinator's copy.
-func (c *Crawler) liveStatus(l liveHosts) (*status.Status, error) {
+func (c *Crawler) liveStatus(ctx context.Context, l liveHosts) (*status.Status, error) {
 	st, err := status.Read(c.db, l.now)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,20 @@ func (c *Crawler) liveStatus(l liveHosts) (*status.Status, error) {
 	if c.cfg.Archive != nil {
 		st.WARC = warcFiles(c.cfg.Archive.Dir())
 	}
+	if cv, ok := c.cfg.Node.(clusterViewer); ok {
+		if cl, err := cv.ClusterView(ctx); err == nil {
+			st.Cluster = cl
+		} else {
+			c.log.Debug("status: cluster view", "error", err)
+		}
+	}
 	return st, nil
+}
+
+// clusterViewer is a cluster node that can say what it sees of the
+// cluster (crawler/cluster's Node does).
+type clusterViewer interface {
+	ClusterView(ctx context.Context) (*status.Cluster, error)
 }
 
 // warcFiles lists the WARC files in dir (the last 50, newest last).

@@ -38,6 +38,8 @@ func testSource() *fakeSource {
 	return &fakeSource{
 		st: &status.Status{State: "/var/crawl/state.db", Running: true, Fetched: 12, Queued: 5, InFlight: 1, Disallowed: 2, Failed: 1, Hosts: 3,
 			At: t0, Started: t0.Add(-time.Hour), UptimeS: 3600,
+			Cluster: status.NewCluster("crawl1", "node1", 4, 10, []status.Lease{{Shard: 0, Node: "node1", Renewed: t0.Add(-time.Second)},
+				{Shard: 1, Node: "node2", Renewed: t0.Add(-8 * time.Second)}, {Shard: 3, Node: "node1", Renewed: t0.Add(-2 * time.Second)}}),
 			Activity: &status.ActivityView{BucketS: 30, Series: []status.Point{{At: t0, Pages: 3, Bytes: 3000}},
 				Codes: map[string]int{"200": 11, "503": 1}, Errors: []status.Error{{At: t0, URL: "http://evil.test/" + hostile, Error: "HTTP 503 " + hostile}}},
 			PerHost: []status.Host{
@@ -80,7 +82,8 @@ func TestPages(t *testing.T) {
 		want []string
 	}{
 		{"/", 200, []string{`id="count-fetched">12<`, `id="count-queued">5<`, `id="count-in-flight">1<`, `id="count-failed">1<`,
-			"/var/crawl/state.db", "503 <b>1</b>", "<svg class=\"chart\"", "1h0m0s"}},
+			"/var/crawl/state.db", "503 <b>1</b>", "<svg class=\"chart\"", "1h0m0s",
+			"Cluster crawl1", "3 of 4 shards leased", `data-node="node2"`, "20:29:52.0 UTC", "(8s ago)", "0, 3"}},
 		{"/hosts", 200, []string{"3 of 3 hosts", `data-host="a.test"`, "waiting</span> until", "20:30:01.5", "(in 1.5s)", "(Crawl-delay)", "robots.txt unreachable"}},
 		{"/hosts?q=evil", 200, []string{"1 of 3 hosts", `data-host="evil.test"`}},
 		{"/hosts?state=waiting", 200, []string{"1 of 3 hosts", `data-host="a.test"`}},

@@ -36,6 +36,7 @@ type Status struct {
 	At       time.Time     `json:"at,omitzero"` // when this status was taken
 	Activity *ActivityView `json:"activity,omitempty"`
 	WARC     *WARC         `json:"warc,omitempty"`
+	Cluster  *Cluster      `json:"cluster,omitempty"` // a cluster node's view of the cluster
 }
 
 // WARC is the crawl's WARC files.
