@@ -336,6 +336,26 @@ http:
 	if state == "" {
 		t.Errorf("slow host's page shows no state")
 	}
+	// On a phone's screen the pages fit its width: wide tables scroll in
+	// their own box, the page itself does not.
+	for _, path := range []string{"/", "/hosts"} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)),
+			chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("main"))); err != nil {
+			t.Fatal(err)
+		}
+		fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fits {
+			t.Errorf("%s on a 390 px wide phone: the page is wider than the screen", path)
+		}
+	}
+	if shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Fatal(err)
+	}
+	save("console-hosts-phone.png", shot)
+
 	if e := errs.all(); len(e) > 0 {
 		t.Errorf("the console reported errors:\n%s", strings.Join(e, "\n"))
 	}

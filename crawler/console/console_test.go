@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,4 +211,26 @@ func BenchmarkConsoleHosts100k(b *testing.B) {
 			b.Fatal(rec.Code)
 		}
 	}
+}
+
+// FuzzParseQuery: any query string gives a usable Query (a known sort
+// key, a known state or none, a page and a page size in range) and a page
+// that renders, never a panic.
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{"", "sort=fetched&page=2&per=10", "state=waiting&q=a", "per=-1&page=0", "per=99999999999999999999", "sort=%zz"} {
+		f.Add(s)
+	}
+	hosts := manyHosts(30)
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, _ := url.ParseQuery(raw)
+		q := parseQuery(v)
+		if !slices.Contains(sortChoices, q.Sort) || q.State != "" && !slices.Contains(stateChoices, q.State) ||
+			q.Page < 1 || q.Per < 1 || q.Per > maxPer {
+			t.Fatalf("%q: %+v", raw, q)
+		}
+		p := newHostsPage(hosts, q)
+		if len(p.Rows) > q.Per || p.Page < 1 || p.Page > p.Pages {
+			t.Fatalf("%q: %d rows, page %d of %d", raw, len(p.Rows), p.Page, p.Pages)
+		}
+	})
 }

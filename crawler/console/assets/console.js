@@ -11,7 +11,9 @@
     return;
   }
   function refresh() {
-    if (document.hidden) {
+    // Not while the tab is hidden, nor while someone types in a form.
+    var active = document.activeElement;
+    if (document.hidden || (active && active.closest && active.closest("form"))) {
       return;
     }
     fetch(window.location.href, { credentials: "same-origin", headers: { "X-Console-Refresh": "1" } })
