@@ -352,6 +352,7 @@ type HostView struct {
 	Queued      int    // URLs in its queue, as recorded (committed or not)
 	HasWork     bool   // something to fetch: queued URLs not handed out, hops, sitemaps
 	Paused      bool   // out of the schedule (its robots.txt comes through another host)
+	Stopped     bool   // paused by the operator (PauseHost)
 	Fenced      bool   // out of the schedule: another cluster node's shard
 	HoldUntil   time.Time
 	HoldWhy     string // HoldBackoff or HoldRetryAfter while it backs off; "" otherwise

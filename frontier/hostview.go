@@ -72,12 +72,25 @@ func (f *Frontier[H]) Views(now time.Time, fn func(host string, v HostView)) {
 	}
 }
 
+// PauseHost takes host out of the schedule until PauseHost(host, false)
+// (the operator's pause: its work changing does not end it, and its
+// record keeps it across a restart; Save writes it). A request in flight
+// finishes. It reports whether the crawl knows host.
+func (f *Frontier[H]) PauseHost(host string, pause bool, now time.Time) bool {
+	h := f.sched.Lookup(host)
+	if h == nil {
+		return false
+	}
+	f.sched.stop(h, pause, now)
+	return true
+}
+
 // HostCount is how many hosts the crawl has met.
 func (f *Frontier[H]) HostCount() int { return len(f.sched.hosts) }
 
 // fillDetail fills in what status shows of h besides its slot.
 func fillDetail(v *HostView, h *Host) {
-	v.Queued, v.Paused = h.queued, h.paused
+	v.Queued, v.Paused, v.Stopped = h.queued, h.paused, h.stopped
 	v.HoldUntil, v.Failures, v.LastError, v.LastStatus = h.hold, h.failures, h.lastError, h.lastStatus
 	v.DelayFrom = h.delayFrom
 	if v.DelayFrom == "" {

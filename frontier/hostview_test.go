@@ -74,3 +74,41 @@ func BenchmarkView100k(b *testing.B) {
 		})
 	}
 }
+
+// TestPauseHost: the operator's pause keeps a host with work from being
+// offered, whatever its work does, survives a restart through its record,
+// and resuming gives it its turn back.
+func TestPauseHost(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	newF := func() *Frontier[string] { return New[string](Options{Delays: DelayPolicy{Default: time.Second}}) }
+	f := newF()
+	f.Meet("a.test", now)
+	f.sched.Enqueued("a.test", "http://a.test/", 1, now)
+	if f.PauseHost("b.test", true, now) {
+		t.Error("PauseHost of a host the crawl never met reports it known")
+	}
+	if !f.PauseHost("a.test", true, now) {
+		t.Fatal("PauseHost(a.test) reports it unknown")
+	}
+	f.setWork("a.test", now) // its work changing does not end the pause
+	if h, wait, ok := f.sched.Next(now); ok || wait != -1 {
+		t.Fatalf("paused: Next = %s, %v, %v; want nothing to do", h, wait, ok)
+	}
+	if v := f.View("a.test", now); !v.Stopped {
+		t.Errorf("view of a paused host: %+v", v)
+	}
+	rec := f.Record("a.test")
+	if !rec.Paused {
+		t.Fatalf("record of a paused host: %+v", rec)
+	}
+	g := newF() // a restart
+	g.Meet("a.test", now)
+	g.sched.RestoreHost("a.test", rec, 1, false, now)
+	if _, _, ok := g.sched.Next(now); ok {
+		t.Error("after a restart the paused host is offered")
+	}
+	g.PauseHost("a.test", false, now)
+	if h, _, ok := g.sched.Next(now); !ok || h != "a.test" {
+		t.Errorf("resumed: Next = %q, %v; want a.test", h, ok)
+	}
+}

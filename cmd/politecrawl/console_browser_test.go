@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -291,6 +292,29 @@ http:
 	if !strings.Contains(hangRow, "robots.txt unreachable until") {
 		t.Errorf("hang host's row %q: want robots.txt unreachable until its retry", hangRow)
 	}
+
+	// The operator pauses the slow host over HTTP: its row says so;
+	// resumed, it waits on its delay again.
+	post := func(path string) {
+		t.Helper()
+		resp, err := http.Post(base+path, "application/json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("POST %s: HTTP %d", path, resp.StatusCode)
+		}
+	}
+	post("/hosts/" + url.PathEscape(slow) + "/pause")
+	time.Sleep(1100 * time.Millisecond) // the console's snapshot is a second old at most
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/hosts?state=paused"), chromedp.WaitVisible(chromedp.ID("hosts"))); err != nil {
+		t.Fatal(err)
+	}
+	if r := row(slow); !strings.Contains(r, "paused") || !strings.Contains(r, "by the operator") {
+		t.Errorf("slow host's row after POST .../pause: %q", r)
+	}
+	post("/hosts/" + url.PathEscape(slow) + "/resume")
 
 	// The hostile host's page: its title and robots.txt are text.
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/hosts/"+url.PathEscape(hostile)), chromedp.WaitVisible(chromedp.ID("recent"))); err != nil {

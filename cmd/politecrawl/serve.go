@@ -49,6 +49,7 @@ func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) ht
 		writeJSON(w, http.StatusOK, st)
 	})
 	console.New(c, console.Options{}).Register(mux) // GET /, /hosts, /hosts/{host}
+	handleHostPause(mux, c)                         // POST /hosts/{host}/pause, /resume
 	mux.HandleFunc("GET /export", serveExport(db))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("POST /seeds", func(w http.ResponseWriter, r *http.Request) {

@@ -39,6 +39,8 @@ func Describe(v frontier.HostView, r Robots, now time.Time) (state string, until
 		return StateRobotsFetching, time.Time{}, ""
 	case v.InFlight:
 		return StateFetching, time.Time{}, ""
+	case v.Stopped:
+		return StatePaused, time.Time{}, "by the operator (POST /hosts/{host}/resume to resume)"
 	case r.GaveUp:
 		return StateRobotsGaveUp, time.Time{}, r.Reason
 	case r.Unreachable && r.RetryAt.After(now):
