@@ -40,30 +40,43 @@ func TestTokenRequiredOffLoopback(t *testing.T) {
 	}
 }
 
-// TestRequireToken: with a token, reads pass and changes need it.
+// TestRequireToken: reads pass; with a token, changes need it; without
+// one, changes addressed to a host name (DNS rebinding) are refused; a
+// browser's cross-site change is refused either way.
 func TestRequireToken(t *testing.T) {
 	const token = "0123456789abcdef0123"
-	h := requireToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }), token)
-	for _, c := range []struct {
-		method, auth string
-		want         int
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
+	for i, c := range []struct {
+		token, method, host, auth, site string
+		want                            int
 	}{
-		{"GET", "", 204},
-		{"HEAD", "", 204},
-		{"POST", "", 401},
-		{"POST", "Bearer wrong", 401},
-		{"POST", token, 401},
-		{"POST", "Bearer " + token, 204},
-		{"DELETE", "", 401},
+		{token, "GET", "127.0.0.1:9180", "", "", 204},
+		{token, "HEAD", "127.0.0.1:9180", "", "", 204},
+		{token, "POST", "127.0.0.1:9180", "", "", 401},
+		{token, "POST", "127.0.0.1:9180", "Bearer wrong", "", 401},
+		{token, "POST", "127.0.0.1:9180", token, "", 401},
+		{token, "POST", "crawler.example:9180", "Bearer " + token, "", 204},
+		{token, "DELETE", "127.0.0.1:9180", "", "", 401},
+		{token, "POST", "127.0.0.1:9180", "Bearer " + token, "cross-site", 403},
+		{"", "POST", "127.0.0.1:9180", "", "", 204},
+		{"", "POST", "localhost:9180", "", "", 204},
+		{"", "POST", "[::1]:9180", "", "", 204},
+		{"", "POST", "rebound.example:9180", "", "", 403},
+		{"", "POST", "127.0.0.1:9180", "", "cross-site", 403},
+		{"", "GET", "rebound.example:9180", "", "cross-site", 204},
 	} {
 		req := httptest.NewRequest(c.method, "/seeds", nil)
+		req.Host = c.host
 		if c.auth != "" {
 			req.Header.Set("Authorization", c.auth)
 		}
+		if c.site != "" {
+			req.Header.Set("Sec-Fetch-Site", c.site)
+		}
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		requireToken(ok, c.token).ServeHTTP(rec, req)
 		if rec.Code != c.want {
-			t.Errorf("%s with %q: HTTP %d, want %d", c.method, c.auth, rec.Code, c.want)
+			t.Errorf("step %d: %s to %s with %q (token %q, %s): HTTP %d, want %d", i, c.method, c.host, c.auth, c.token, c.site, rec.Code, c.want)
 		}
 	}
 }
