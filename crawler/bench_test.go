@@ -37,7 +37,9 @@ func BenchmarkCrawl2000Hosts(b *testing.B) {
 	benchCrawl(b, 2000, 3, 0, true)
 }
 
-func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll bool) {
+// benchCrawl crawls hosts x pages; with watch > 0, a status snapshot is
+// taken every watch while it runs, as an open console would ask for one.
+func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll bool, watch ...time.Duration) {
 	w := crawltest.NewWeb()
 	defer w.Close()
 	var names, scope, seeds []string
@@ -69,10 +71,12 @@ func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll b
 			b.Fatal(err)
 		}
 		start := time.Now()
+		stopWatching := watchStatus(b, c, watch)
 		if err := c.Run(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)
+		stopWatching()
 		commits += c.commits.Gen()
 		var n int
 		db.View(func(tx *storage.Tx) error { n = tx.Counts()[storage.Fetched]; return nil })

@@ -46,14 +46,15 @@ func (c *Crawler) do(ctx context.Context, fn func()) error {
 	}
 }
 
-// Status returns the live status of the running crawl.
+// Status returns the live status of the running crawl: the coordinator
+// copies what is in memory, and the state file is read after, off the
+// coordinator (see status.go).
 func (c *Crawler) Status(ctx context.Context) (*status.Status, error) {
-	var st *status.Status
-	var err error
-	if e := c.do(ctx, func() { st, err = c.liveStatus() }); e != nil {
+	var live liveHosts
+	if e := c.do(ctx, func() { live = c.liveHosts() }); e != nil {
 		return nil, e
 	}
-	return st, err
+	return c.liveStatus(ctx, live)
 }
 
 // SeedResult says what became of one URL given to AddSeeds.

@@ -14,6 +14,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/resolve"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/scope"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -54,6 +55,8 @@ type Crawler struct {
 	abandoned    bool   // the stop gave up on busy workers
 
 	cuts *cuts.Registry[task] // dispatched tasks CancelHosts may cut (cluster nodes)
+
+	watch watch // what status shows besides the state file (status.go)
 
 	control chan call     // functions to run on the coordinator
 	stopped chan struct{} // closed when Run returns
@@ -101,6 +104,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 			RetryBase: cfg.RobotsRetryBase, MaxHold: cfg.MaxHold}),
 		control: make(chan call),
 		cuts:    cuts.New[task](),
+		watch:   watch{activity: status.NewActivity()},
 		stopped: make(chan struct{}),
 	}
 	if cfg.Purpose != "" {
@@ -224,6 +228,7 @@ func (c *Crawler) reportRefusals() {
 // return nil after an orderly stop. Errors are storage failures.
 func (c *Crawler) Run(ctx context.Context) error {
 	defer close(c.stopped)
+	c.watch.started = c.cfg.Now()
 	fetchCtx, cancelFetch := context.WithCancel(context.Background())
 	defer cancelFetch()
 	c.fetchCtx = fetchCtx

@@ -186,6 +186,7 @@ func TestCrawlStandardWeb(t *testing.T) {
 		}
 		return nil
 	})
+	hostCountsAgree(t, db, recs)
 }
 
 // MustNotFetchSet returns the standard web's forbidden paths for a host.

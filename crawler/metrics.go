@@ -1,6 +1,9 @@
 package crawler
 
-import "github.com/politecrawl/politecrawl/crawler/robotscache"
+import (
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/storage"
+)
 
 // gauges refreshes the gauges from the coordinator's state.
 func (c *Crawler) gauges() {
@@ -21,4 +24,14 @@ func (c *Crawler) gauges() {
 	// In flight as status counts it: tasks waiting for a worker are not
 	// under way.
 	c.cfg.Metrics.Gauges(c.front.QueuedTotal(), c.work.gate.Busy(), counts)
+	// The committed totals: a read of five counters.
+	urls := map[string]int{}
+	if c.db.View(func(tx *storage.Tx) error {
+		for s, n := range tx.Counts() {
+			urls[string(s)] = n
+		}
+		return nil
+	}) == nil {
+		c.cfg.Metrics.URLs(urls)
+	}
 }

@@ -86,6 +86,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	log := c.log.With("host", t.host)
 	if r.err != nil {
 		c.cfg.Metrics.Fetch(0, 0, 0)
+		c.watch.fetched(t, 0, 0, r.err.Error(), now)
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
 		if ref := privateRefusal(r.err, t.host); ref != nil {
 			// Nothing was sent: record gave the claim back unspent.
@@ -99,6 +100,8 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	}
 	p := r.page
 	c.cfg.Metrics.Fetch(p.Status, r.bodyLen, p.Duration)
+	c.watch.fetched(t, p.Status, r.bodyLen, "", now)
+	c.front.Answered(t.host, p.Status)
 	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)

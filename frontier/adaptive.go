@@ -132,6 +132,11 @@ func (s *Scheduler) DelayReason(host string, now time.Time) string {
 	if h == nil {
 		return WhyDefault
 	}
+	return s.delayReason(h, now)
+}
+
+// delayReason is DelayReason of h.
+func (s *Scheduler) delayReason(h *Host, now time.Time) string {
 	if h.holdWhy != "" && h.hold.After(now) && h.hold.After(h.last.Add(h.spacing)) {
 		return h.holdWhy
 	}

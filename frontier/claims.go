@@ -241,11 +241,7 @@ func (f *Frontier[H]) Recovered(host string, now time.Time) { f.sched.Recovered(
 
 // ApplyRobots sets host's spacing from its robots.txt for agent.
 func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, now time.Time) {
-	cd, _ := r.CrawlDelay(agent)
-	var ri time.Duration
-	if rate, ok := r.RequestRate(agent); ok {
-		ri = rate.Interval()
-	}
+	cd, ri := robotsDelays(r, agent)
 	f.meet(host, now)
 	d, why := f.hostInterval(host, cd, ri)
 	f.sched.SetIntervalWhy(host, d, why, now)

@@ -420,7 +420,7 @@ func (f *Frontier[H]) HasWork(host string) bool {
 	return w != nil && (len(w.hops) > 0 || len(w.sitemaps) > 0)
 }
 
-// HostView is what status shows of one host's slot.
+// HostView is what status shows of one host's slot and schedule.
 type HostView struct {
 	InFlight    bool
 	NextRequest time.Time     // when its slot opens, if it has work and nothing in flight
@@ -430,7 +430,21 @@ type HostView struct {
 	// Request-rate, max_delay, latency, error backoff), or Retry-After or
 	// backoff while a hold keeps it closed longer.
 	DelayReason string
-	IP          string // its IP group, "" if not known
+	// DelayFrom is what set Interval alone (a Why constant: default_delay,
+	// robots.txt Crawl-delay or Request-rate, max_delay, hosts: min_delay,
+	// latency, error backoff), whatever holds the host besides.
+	DelayFrom  string
+	IP         string // its IP group, "" if not known
+	Queued     int    // URLs in its queue, as recorded (committed or not)
+	HasWork    bool   // something to fetch: queued URLs not handed out, hops, sitemaps
+	Paused     bool   // out of the schedule (its robots.txt comes through another host)
+	Stopped    bool   // paused by the operator (PauseHost)
+	Fenced     bool   // out of the schedule: another cluster node's shard
+	HoldUntil  time.Time
+	HoldWhy    string // HoldBackoff or HoldRetryAfter while it backs off; "" otherwise
+	Failures   int    // consecutive failed requests
+	LastError  string // why it last backed off
+	LastStatus int    // HTTP status of its last answer to a page request; 0: none yet
 }
 
 // View returns host's slot as status shows it.
@@ -440,6 +454,7 @@ func (f *Frontier[H]) View(host string, now time.Time) HostView {
 	if !v.InFlight && f.HasWork(host) {
 		v.NextRequest = f.sched.OpenAt(host, now)
 	}
+	f.viewDetail(&v, host)
 	return v
 }
 

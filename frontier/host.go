@@ -33,13 +33,17 @@ type Host struct {
 	// from the state file, or kept as URLs are queued. While it holds
 	// all of them (queued-taken), URLs queued are appended, so they can
 	// be handed out before their batch commits.
-	ahead  []QueueEntry
-	other  bool // work besides the queue (robots.txt hops, sitemaps)
-	paused bool // out of the schedule until the next SetWork
+	ahead   []QueueEntry
+	other   bool // work besides the queue (robots.txt hops, sitemaps)
+	paused  bool // out of the schedule until the next SetWork
+	stopped bool // paused by the operator until resumed (PauseHost); survives a restart
 
 	// Backoff.
 	failures  int    // consecutive 5xx/429/timeouts
 	lastError string // why it last backed off
+
+	// For status only.
+	lastStatus int // HTTP status of its last answer to a page request
 
 	// Politeness slot.
 	lim        *rate.Limiter // spaces its requests by spacing
@@ -112,7 +116,7 @@ func (h *Host) HasQueued() bool { return h.queued > h.taken }
 // doneGen is the last batch committed: not while its only queued URLs are
 // in a batch still being committed (they cannot be read yet).
 func (h *Host) hasWork(doneGen uint64) bool {
-	if h.paused {
+	if h.paused || h.stopped {
 		return false
 	}
 	return h.other || h.queued > h.taken && (len(h.ahead) > 0 || h.waitGen <= doneGen)
@@ -322,7 +326,7 @@ func (s *Scheduler) Fail(host, why string, retryAfter time.Duration, now time.Ti
 // what the error backoff adds to its delay (see Adaptive).
 func (s *Scheduler) Recovered(host string, now time.Time) {
 	h := s.slot(host)
-	h.failures, h.lastError = 0, ""
+	h.failures, h.lastError, h.holdWhy = 0, "", ""
 	base, _ := Spacing(h.interval, h.floorWhy, adaptive{ttfb: h.ad.ttfb}, s.adaptive)
 	h.ad.succeeded(base)
 	s.respace(h, now)
@@ -337,6 +341,7 @@ func (s *Scheduler) Record(host string) storage.HostRecord {
 		HoldUntil:   h.hold,
 		Failures:    h.failures,
 		LastError:   h.lastError,
+		Paused:      h.stopped,
 	}
 	if h.group != nil {
 		r.IP = h.group.ip
@@ -359,7 +364,7 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	iv := max(time.Duration(r.Interval*float64(time.Second)), s.Interval(host))
 	s.Restore(host, last, iv)
 	h := s.slot(host)
-	h.failures, h.lastError = r.Failures, r.LastError
+	h.failures, h.lastError, h.stopped = r.Failures, r.LastError, r.Paused
 	h.queued = queued
 	s.Hold(host, r.HoldUntil, now)
 	s.SetGroup(host, r.IP, now)

@@ -201,6 +201,12 @@ func (s *Scheduler) Pause(host string, now time.Time) {
 	s.update(h, now)
 }
 
+// stop sets or ends the operator's pause of h (Frontier.PauseHost).
+func (s *Scheduler) stop(h *Host, on bool, now time.Time) {
+	h.stopped = on
+	s.update(h, now)
+}
+
 // Next claims the host whose slot opens first, if it is open at now, and
 // takes its limiter token: the caller must send exactly one request to it
 // and then call Done. Otherwise ok is false and wait is how long until a

@@ -82,7 +82,8 @@ type HostRecord struct {
 	Failures    int       `json:"failures,omitempty"`    // consecutive 5xx/429/timeouts
 	Pages       int       `json:"pages,omitempty"`       // pages fetched, for the per-host budget
 	LastError   string    `json:"last_error,omitempty"`
-	IP          string    `json:"ip,omitempty"` // the address its last connection went to: its IP group
+	IP          string    `json:"ip,omitempty"`     // the address its last connection went to: its IP group
+	Paused      bool      `json:"paused,omitempty"` // paused by the operator until resumed
 	// The recheck schedule's part (frontier/freshness.Host): the
 	// histogram of its pages' change rates, its new pages per day and
 	// when that was counted, and what its schedule expects: the share

@@ -265,6 +265,9 @@ func repairTx(t *Tx, rep *SalvageReport) error {
 			}
 		}
 	}
+	if err := t.rebuildHostStates(); err != nil {
+		return err
+	}
 	if err := rescheduleLost(t, rep, sc.due); err != nil {
 		return err
 	}

@@ -18,9 +18,10 @@ import (
 // It is valid only inside the Update or View function that received it.
 type Tx struct {
 	tx      *bolt.Tx
-	counts  map[State]int64  // deltas, flushed on commit
-	hostQ   map[string]int64 // queued-per-host deltas
-	hostA   map[string]int64 // admitted-per-host deltas
+	counts  map[State]int64        // deltas, flushed on commit
+	hostQ   map[string]int64       // queued-per-host deltas
+	hostA   map[string]int64       // admitted-per-host deltas
+	hostS   map[string]stateDeltas // per-host decided-state deltas (hoststates.go)
 	seq     uint64
 	seqRead bool
 	// parent URL <-> id, as this transaction used them (see parents.go)
@@ -30,7 +31,7 @@ type Tx struct {
 }
 
 func newTx(tx *bolt.Tx) *Tx {
-	return &Tx{tx: tx, counts: map[State]int64{}, hostQ: map[string]int64{}, hostA: map[string]int64{},
+	return &Tx{tx: tx, counts: map[State]int64{}, hostQ: map[string]int64{}, hostA: map[string]int64{}, hostS: map[string]stateDeltas{},
 		parentIDs: map[string]uint64{}, parentURLs: map[uint64]string{}, qhostIDs: map[string]uint64{}}
 }
 
@@ -83,6 +84,7 @@ func (t *Tx) PutURL(r *URLRecord, prev State) error {
 			t.counts[prev]--
 		}
 		t.counts[r.State]++
+		t.countHostState(r.URL, prev, r.State)
 	}
 	return nil
 }
@@ -361,6 +363,9 @@ func (t *Tx) flush() error {
 		return err
 	}
 	if err := flushHostCounts(t.b(bucketHostQ), t.hostQ); err != nil {
+		return err
+	}
+	if err := t.flushHostStates(); err != nil {
 		return err
 	}
 	if t.seqRead {

@@ -108,6 +108,7 @@ type Config struct {
 	} `mapstructure:"daemon"`
 	HTTP struct {
 		Listen string `mapstructure:"listen"`
+		Token  string `mapstructure:"token"` // bearer token for changes over http.listen (httptoken.go)
 	} `mapstructure:"http"`
 	WARC    warcConfig    `mapstructure:"warc"`
 	Cluster clusterConfig `mapstructure:"cluster"`
@@ -176,6 +177,7 @@ var defaults = map[string]any{
 	"daemon.recrawl_max":            "720h",
 	"daemon.recrawl_share":          freshness.DefaultShare,
 	"http.listen":                   "",
+	"http.token":                    "",
 }
 
 var agentName = regexp.MustCompile(`^[A-Za-z_-]+$`)
@@ -374,6 +376,7 @@ func (c *Config) problems() []error {
 		if _, _, err := net.SplitHostPort(c.HTTP.Listen); err != nil {
 			bad("http.listen", "%q must be host:port, e.g. 127.0.0.1:9180 (%v)", c.HTTP.Listen, err)
 		}
+		tokenProblems(c.HTTP.Listen, c.HTTP.Token, bad)
 	}
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q must be text or json", c.Log.Format)

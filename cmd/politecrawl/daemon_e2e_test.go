@@ -265,6 +265,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		{"politecrawl_robots_fetches_total", "outcome", "parsed", 2},
 		{"politecrawl_politeness_wait_seconds_total", "", "", 0.1},
 		{"politecrawl_hosts", "robots", "parsed", 1},
+		{"politecrawl_urls", "state", "fetched", 3},
 		{"politecrawl_queue_depth", "", "", 0},
 		{"politecrawl_fetched_bytes_total", "", "", 50},
 	} {

@@ -245,7 +245,7 @@ func (d *daemon) serveAPIs(api http.Handler) (stop func(), err error) {
 	if d.cfg.HTTP.Listen == "" {
 		return stopSocket, nil
 	}
-	stopHTTP, err := serveAPI(d.cfg.HTTP.Listen, api, d.log)
+	stopHTTP, err := serveAPI(d.cfg.HTTP.Listen, requireToken(api, d.cfg.HTTP.Token), d.log)
 	if err != nil {
 		stopSocket()
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler"
+	"github.com/politecrawl/politecrawl/crawler/console"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -47,6 +48,8 @@ func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) ht
 		}
 		writeJSON(w, http.StatusOK, st)
 	})
+	console.New(c, console.Options{}).Register(mux) // GET /, /hosts, /hosts/{host}
+	handleHostPause(mux, c)                         // POST /hosts/{host}/pause, /resume
 	mux.HandleFunc("GET /export", serveExport(db))
 	mux.HandleFunc("GET /why", serveWhy(c))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))

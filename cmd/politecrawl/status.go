@@ -18,13 +18,16 @@ import (
 
 func newStatusCmd(stdout io.Writer) *cobra.Command {
 	var f commonFlags
-	var asJSON bool
+	var asJSON, hosts bool
 	cmd := &cobra.Command{
-		Use:   "status -c FILE [--json]",
+		Use:   "status -c FILE [--json | --hosts]",
 		Short: "Show a crawl's counts: from the running daemon, or from the state file",
 		Long: `Shows queued, in flight, fetched, disallowed, failed and skipped URLs, hosts,
 and a line per host. While a crawl holds the state file, status asks it
-over http.listen; without http.listen it says the file is in use.`,
+(through its control socket, else http.listen). --hosts prints the
+per-host table the console shows: each host's state (waiting until,
+backing off, robots.txt unreachable, ...), its URLs by outcome, its delay
+and where it came from.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.load(cmd)
@@ -43,12 +46,17 @@ over http.listen; without http.listen it says the file is in use.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(st)
 			}
+			if hosts {
+				printHostsTable(stdout, st)
+				return nil
+			}
 			printStatus(stdout, st)
 			return nil
 		},
 	}
 	addCommonFlags(cmd, &f)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&hosts, "hosts", false, "print the per-host table (state, counts by outcome, delay)")
 	return cmd
 }
 

@@ -38,6 +38,7 @@ func runLeaseScenario(t *testing.T, urls []string, replicas int) {
 	}
 	d := c.waitFor("balanced over a, b, c", settle, c.balanced)
 	t.Logf("3 nodes: balanced %s after start", d.Round(time.Millisecond))
+	checkLeases(t, c)
 
 	c.start("d")
 	d = c.waitFor("balanced after d joined", settle, c.balanced)

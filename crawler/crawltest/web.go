@@ -22,7 +22,7 @@ type Page struct {
 	FailTimes  int
 	FailStatus int
 	FailHeader map[string]string
-	Delay      time.Duration // server think time before answering
+	Delay      time.Duration // server think time before answering (cut short when the client goes)
 	// ETag and LastModified, when set, are sent, and a request whose
 	// If-None-Match (or, without it, If-Modified-Since) matches gets 304.
 	ETag         string
@@ -174,7 +174,12 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if delay > 0 {
-		time.Sleep(delay)
+		// Until the client gives up (a hanging page ends with it).
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if n <= p.FailTimes {
 		for k, v := range p.FailHeader {

@@ -19,6 +19,7 @@ type Metrics struct {
 	queueDepth     prometheus.Gauge
 	inFlight       prometheus.Gauge
 	hosts          *prometheus.GaugeVec
+	urls           *prometheus.GaugeVec
 	politenessWait prometheus.Counter
 	robotsFetches  *prometheus.CounterVec
 	sitemapURLs    *prometheus.CounterVec
@@ -41,6 +42,8 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help: "Requests under way."}),
 		hosts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "politecrawl_hosts",
 			Help: "Origins by robots.txt outcome (parsed, unavailable, unreachable, gave_up, fetching)."}, []string{"robots"}),
+		urls: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "politecrawl_urls",
+			Help: "URLs in the state file by state (queued, fetched, disallowed, failed, skipped), as committed: the console's and the export's totals."}, []string{"state"}),
 		politenessWait: prometheus.NewCounter(prometheus.CounterOpts{Name: "politecrawl_politeness_wait_seconds_total",
 			Help: "Time hosts with work waited for their politeness slot (delay, Retry-After, backoff)."}),
 		robotsFetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_robots_fetches_total",
@@ -54,7 +57,7 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help:    "Fetch results recorded per commit (group commit: more when results come fast).",
 			Buckets: prometheus.ExponentialBuckets(1, 4, 6)}),
 	}
-	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.politenessWait, m.robotsFetches, m.sitemapURLs,
+	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.urls, m.politenessWait, m.robotsFetches, m.sitemapURLs,
 		m.commitTime, m.commitResults)
 	return m
 }
@@ -119,5 +122,15 @@ func (m *Metrics) Gauges(queued, inFlight int, robots map[string]int) {
 	m.inFlight.Set(float64(inFlight))
 	for k, n := range robots {
 		m.hosts.WithLabelValues(k).Set(float64(n))
+	}
+}
+
+// URLs sets the URLs-by-state gauge from the state file's counters.
+func (m *Metrics) URLs(byState map[string]int) {
+	if m == nil {
+		return
+	}
+	for k, n := range byState {
+		m.urls.WithLabelValues(k).Set(float64(n))
 	}
 }

@@ -37,6 +37,7 @@ func TestMetrics(t *testing.T) {
 	m.Robots("parsed")
 	m.Robots("parsed")
 	m.Committed(10*time.Millisecond, 3)
+	m.URLs(map[string]int{"fetched": 9, "failed": 1})
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -52,6 +53,8 @@ func TestMetrics(t *testing.T) {
 		{"in flight", value(t, m.inFlight), 2},
 		{"parsed origins", value(t, m.hosts.WithLabelValues("parsed")), 4},
 		{"robots.txt fetches parsed", value(t, m.robotsFetches.WithLabelValues("parsed")), 2},
+		{"fetched URLs", value(t, m.urls.WithLabelValues("fetched")), 9},
+		{"failed URLs", value(t, m.urls.WithLabelValues("failed")), 1},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
@@ -64,4 +67,5 @@ func TestMetrics(t *testing.T) {
 	none.Robots("parsed")
 	none.SitemapFates(1, map[string]int{"x": 1})
 	none.Waited(time.Second)
+	none.URLs(map[string]int{"fetched": 1})
 }

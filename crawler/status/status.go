@@ -37,6 +37,27 @@ type Status struct {
 	EstimatedFreshness float64 `json:"estimated_freshness,omitempty"`
 	Hosts              int     `json:"hosts"`
 	PerHost            []Host  `json:"per_host"`
+
+	// Live only: what the running crawl knows besides the state file.
+	Started  time.Time     `json:"started,omitzero"`
+	UptimeS  float64       `json:"uptime_s,omitempty"`
+	At       time.Time     `json:"at,omitzero"` // when this status was taken
+	Activity *ActivityView `json:"activity,omitempty"`
+	WARC     *WARC         `json:"warc,omitempty"`
+	Cluster  *Cluster      `json:"cluster,omitempty"` // a cluster node's view of the cluster
+}
+
+// WARC is the crawl's WARC files.
+type WARC struct {
+	Dir   string     `json:"dir"`
+	Files []WARCFile `json:"files"` // newest last
+	Bytes int64      `json:"bytes"` // all of them
+}
+
+// WARCFile is one WARC file.
+type WARCFile struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
 }
 
 // Host is one host's part of a Status.
@@ -62,6 +83,16 @@ type Host struct {
 	MeanIntervalS      float64   `json:"recheck_mean_interval_s,omitempty"`
 	EstimatedFreshness float64   `json:"estimated_freshness,omitempty"`
 	Sitemaps           *Sitemaps `json:"sitemaps,omitempty"`
+
+	// Its URL records by outcome (the export's, committed).
+	storage.StateCounts
+	// Live only: what it is doing (see Describe), until when and why,
+	// what set its delay, and its last answer's HTTP status.
+	State      string    `json:"state,omitempty"`
+	Until      time.Time `json:"until,omitzero"`
+	Why        string    `json:"why,omitempty"`
+	DelayFrom  string    `json:"delay_from,omitempty"`
+	LastStatus int       `json:"last_status,omitempty"`
 }
 
 // Sitemaps counts one host's sitemap files and what they listed.
@@ -103,6 +134,10 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 			pages += s.RecheckPages
 			st.MeanIntervalS += float64(s.RecheckPages) * r.MeanIntervalS
 			st.EstimatedFreshness += float64(s.RecheckPages) * r.Freshness
+			return nil
+		})
+		tx.ForEachHostStates(func(h string, c storage.StateCounts) error {
+			get(h).StateCounts = c
 			return nil
 		})
 		tx.QueuedHosts(func(h string, n int) error {

@@ -74,6 +74,7 @@ func TestRead(t *testing.T) {
 		{"a's IP", a.IP, "192.0.2.1"},
 		{"a's robots.txt", a.Robots, "parsed (200), unavailable (404)"},
 		{"a's sitemaps", *a.Sitemaps, Sitemaps{Read: 1, Pending: 1, Refused: 1, Listed: 5, Accepted: 3, Dropped: map[string]int{"invalid URL": 2}}},
+		{"a's URLs by outcome", a.StateCounts, storage.StateCounts{Fetched: 1}},
 		{"b's queue", b.Queued, 2},
 		{"b's robots.txt", b.Robots, "unknown"},
 	} {

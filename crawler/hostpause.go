@@ -1,0 +1,24 @@
+package crawler
+
+import (
+	"context"
+
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// PauseHost pauses (pause true) or resumes a host of the running crawl:
+// a paused host gets no request until it is resumed, across restarts (its
+// record keeps the pause); a request in flight finishes. It reports
+// whether the crawl knows the host.
+func (c *Crawler) PauseHost(ctx context.Context, host string, pause bool) (bool, error) {
+	var known bool
+	var err error
+	if e := c.do(ctx, func() {
+		if known = c.front.PauseHost(host, pause, c.cfg.Now()); known {
+			err = c.updateAlone(func(tx *storage.Tx) error { return c.front.Save(tx, host) })
+		}
+	}); e != nil {
+		return false, e
+	}
+	return known, err
+}
