@@ -27,7 +27,10 @@
 //
 // The rates of a host's pages are kept as a histogram of 49 log-spaced
 // buckets (Host), not per page: μ is solved on it in microseconds and it
-// fits in the host's record. It follows the pages as they are checked,
+// fits in the host's record. A page's interval is solved for its bucket's
+// rate too (Policy.Next), so that it is on the side of λμ = 1 the budget
+// was solved for: pages that all look alike (new ones, at the same prior)
+// would otherwise all fall on the wrong side of it and be left for Max. It follows the pages as they are checked,
 // so after a page leaves the schedule its bucket keeps it until the
 // schedule is redone. The estimator assumes one page's intervals are
 // similar (the growth of an interval is capped at Growth per check).

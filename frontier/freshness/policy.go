@@ -41,7 +41,11 @@ func (p Policy) Next(st Stats, prior, mu float64) time.Duration {
 	if !p.Adaptive {
 		return p.Interval
 	}
-	d := p.Optimal(st.RateOr(prior), mu)
+	rate := st.RateOr(prior)
+	// The rate of its histogram bucket, as the host's threshold was
+	// solved for: a page at the edge of what the budget can keep fresh
+	// is on the same side of it as its bucket.
+	d := p.Optimal(bucketRate(bucketOf(rate)), mu)
 	if st.Checks > 0 {
 		if limit := time.Duration(Growth * st.Millis / int64(st.Checks) * int64(time.Millisecond)); d > limit {
 			d = max(limit, p.Min)

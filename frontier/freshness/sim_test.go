@@ -33,6 +33,13 @@ type schedule interface {
 	next(h int, p *page, covered time.Duration, changed bool, at time.Time) time.Duration
 }
 
+// starter is a schedule told a host's pages before their first
+// intervals: all are fetched at the start of the run, and a schedule that
+// keeps a host's histogram (as the frontier's sweep does) counts them all
+// before it spends the host's budget on any (else the first pages would
+// see the whole budget for themselves).
+type starter interface{ start(h int, pages []*page) }
+
 // page is one simulated page.
 type page struct {
 	rate       float64 // changes per second
@@ -82,6 +89,9 @@ func (w web) run(s schedule) outcome {
 	var o outcome
 	var fresh float64
 	for h, pages := range w.makePages() {
+		if st, ok := s.(starter); ok {
+			st.start(h, pages)
+		}
 		q := &dueHeap{}
 		for _, p := range pages {
 			p.checkedAt, p.nextChange = start, exp(p.rate, start)
@@ -154,6 +164,14 @@ func newAdaptive(w web, p freshness.Policy) *adaptive {
 	return &adaptive{p: p, hosts: make([]freshness.Host, w.hosts), delay: w.delay}
 }
 
+func (a *adaptive) start(h int, pages []*page) {
+	prior := a.p.Prior("", time.Time{}, time.Time{})
+	for _, pg := range pages {
+		pg.histRate, pg.inHist = prior, true
+		a.hosts[h].Move(0, false, prior)
+	}
+}
+
 func (a *adaptive) first(h int, pg *page) time.Duration {
 	return a.schedule(h, pg, time.Time{})
 }
@@ -199,30 +217,67 @@ func (m multiply) next(_ int, pg *page, _ time.Duration, changed bool, _ time.Ti
 	return pg.interval
 }
 
-// bestFixed is the best fixed interval that makes at most requests
-// rechecks. Fewer requests mean a longer interval and less freshness, so
-// it is the shortest such interval: a search from the interval that
-// spreads the requests evenly, 2% apart, among the intervals from lo to
-// hi.
-func (w web) bestFixed(requests int, lo, hi time.Duration) (time.Duration, outcome) {
-	even := time.Duration(float64(w.span) * float64(w.hosts*w.pages) / float64(max(requests, 1)))
-	d := min(max(even*4/5, lo), hi)
-	var best outcome
-	var bestD time.Duration
-	for ; d <= hi; d = d * 51 / 50 {
-		o := w.run(fixed(d))
-		if o.requests <= requests {
-			best, bestD = o, d
-			break
+// shortest is the shortest interval d from lo to hi (within 1%) at which
+// the schedule mk(d) makes at most requests rechecks, and what it
+// measured: a longer interval makes fewer requests and keeps pages less
+// fresh, so that is the schedule's best at that many requests. Ok false
+// when even hi makes more.
+func (w web) shortest(requests int, lo, hi time.Duration, mk func(time.Duration) schedule) (d time.Duration, o outcome, ok bool) {
+	if o = w.run(mk(hi)); o.requests > requests {
+		return hi, o, false
+	}
+	d = hi
+	if l := w.run(mk(lo)); l.requests <= requests {
+		return lo, l, true
+	}
+	for float64(hi)/float64(lo) > 1.01 {
+		mid := time.Duration(math.Sqrt(float64(lo) * float64(hi)))
+		if m := w.run(mk(mid)); m.requests <= requests {
+			hi, d, o = mid, mid, m
+		} else {
+			lo = mid
 		}
 	}
-	return bestD, best
+	return d, o, true
+}
+
+// bestFixed is the best fixed interval that makes at most requests
+// rechecks.
+func (w web) bestFixed(requests int, lo, hi time.Duration) (time.Duration, outcome) {
+	d, o, _ := w.shortest(requests, lo, hi, func(d time.Duration) schedule { return fixed(d) })
+	return d, o
+}
+
+// multiplyAt is the multiply rule making at most requests rechecks: its
+// minimum interval (the one a page changing at every check shrinks to,
+// and which bounds its spend) searched from lo to max as the fixed
+// interval is; its start interval is start or that minimum, whichever is
+// longer.
+func (w web) multiplyAt(requests int, start, lo, max time.Duration) (time.Duration, outcome) {
+	d, o, _ := w.shortest(requests, lo, max, func(d time.Duration) schedule {
+		return multiply{start: maxDur(start, d), min: d, max: max}
+	})
+	return d, o
+}
+
+func maxDur(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // optimal is Cho and Garcia-Molina's allocation with every page's true
 // rate known: what no schedule that must learn the rates can beat (up to
 // the histogram's rounding). It bounds the gain the web allows.
 type optimal struct{ a *adaptive }
+
+func (o optimal) start(h int, pages []*page) {
+	for _, pg := range pages {
+		pg.histRate, pg.inHist = pg.rate, true
+		o.a.hosts[h].Move(0, false, pg.rate)
+	}
+}
 
 func (o optimal) first(h int, pg *page) time.Duration { return o.schedule(h, pg) }
 func (o optimal) next(h int, pg *page, _ time.Duration, _ bool, _ time.Time) time.Duration {
