@@ -11,11 +11,14 @@ import (
 // TestFreshnessGain runs a smaller simulated month (600 pages on 3 hosts)
 // at a low and a high budget (20 and 200 rechecks per host per day) and
 // checks what the benchmark reports: the adaptive schedule keeps within
-// the budget and the hosts' delay, spends most of the budget, and is not
+// the budget, spends most of the budget, and is not
 // worse than the best fixed interval at as many requests. The goal
 // of 1.5x the fixed schedule is out of reach on this web: the optimal
 // allocation with every rate known reaches 1.07x to 1.08x (see
-// BenchmarkFreshness).
+// BenchmarkFreshness). A host's delay is not the policy's to keep: the
+// simulation spaces each host's requests by it, as the frontier's host
+// slot does in a crawl (TestExactSpacing and the bound benchmarks check
+// that one).
 func TestFreshnessGain(t *testing.T) {
 	for _, c := range []struct {
 		perDay  float64
@@ -33,9 +36,6 @@ func TestFreshnessGain(t *testing.T) {
 			c.perDay, a.freshness, f.freshness, a.requests, f.requests, used)
 		if used > 1 || used < c.minUsed {
 			t.Errorf("budget %g/host/day: budget used %.3f, want %g to 1", c.perDay, used, c.minUsed)
-		}
-		if a.overDelay {
-			t.Errorf("budget %g/host/day: two requests to a host closer than its delay", c.perDay)
 		}
 		if f.requests > a.requests {
 			t.Errorf("budget %g/host/day: the fixed interval made %d requests, more than the adaptive's %d", c.perDay, f.requests, a.requests)

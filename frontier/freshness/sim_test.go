@@ -58,7 +58,6 @@ type outcome struct {
 	freshness float64 // time-averaged share of current copies
 	requests  int     // rechecks made
 	allowed   float64 // rechecks the budget allowed
-	overDelay bool    // two requests to a host closer than its delay
 }
 
 // pages makes the web's pages, the same for every schedule of one seed.
@@ -108,9 +107,6 @@ func (w web) run(s schedule) outcome {
 			if at.After(end) {
 				fresh += minTime(p.nextChange, end).Sub(p.checkedAt).Seconds()
 				continue
-			}
-			if !last.IsZero() && at.Sub(last) < w.delay {
-				o.overDelay = true
 			}
 			last = at
 			o.requests++
