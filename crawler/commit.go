@@ -127,7 +127,7 @@ func (c *Crawler) flush() error {
 // first learns what it decided), or commits it here when no committer runs
 // (before and after Run).
 func (c *Crawler) handOver() error {
-	c.handOverDecided(c.commits.Batch(), c.commits.Noted())
+	c.node.handOverDecided(c.commits.Batch(), c.commits.Noted())
 	return c.commits.HandOver()
 }
 
@@ -146,7 +146,7 @@ func (c *Crawler) committed(j *groupcommit.Job[Event]) error {
 
 // event notes an outcome of the batch being built, reported once it
 // committed.
-func (c *Crawler) event(e Event) {
+func (c *urlWriter) event(e Event) {
 	if c.cfg.Observe != nil || c.cfg.Node != nil {
 		c.commits.Note(e)
 	}
@@ -162,7 +162,7 @@ func (c *Crawler) receive(r result) error {
 	}
 	c.inflight--
 	c.front.Back(r.task.host, r.task.claim, r.sent, c.cfg.Now())
-	c.handOverEarly(&r)
+	c.node.handOverEarly(&r)
 	if bigPage(r) {
 		c.startPending(r)
 		return nil
@@ -170,11 +170,11 @@ func (c *Crawler) receive(r result) error {
 	switch {
 	case releasable(r):
 		c.release(&r)
-	case c.robotsReleasable(r):
-		c.applyRobots(r, c.cfg.Now())
+	case c.origins.robotsReleasable(r):
+		c.origins.applyRobots(r, c.cfg.Now())
 		c.release(&r)
 	case r.task.kind == taskTDMRep:
-		c.applyTDMRep(r)
+		c.rules.applyTDMRep(c.fetchCtx, r)
 		c.release(&r)
 	}
 	c.received = append(c.received, r)

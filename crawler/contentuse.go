@@ -10,7 +10,6 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/extract"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
-	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -22,28 +21,10 @@ import (
 // writes them into the WARC metadata record; record keeps them in the
 // URL's record.
 
-// robotsUse returns the statements of the Content-Usage and Content-Signal
-// lines of rules that apply to url for agent.
-func robotsUse(rules *robots.Robots, agent, url string) []contentuse.Statement {
-	var out []contentuse.Statement
-	for _, u := range rules.UseRules(agent, url) {
-		source := fmt.Sprintf("robots.txt line %d: %s", u.Line, u.Field)
-		if u.Pattern != "" {
-			source += " " + u.Pattern
-		}
-		if u.Field == "Content-Signal" {
-			out = append(out, contentuse.ParseContentSignal(u.Value, source))
-		} else {
-			out = append(out, contentuse.ParseContentUsage(u.Value, source))
-		}
-	}
-	return out
-}
-
 // refusePage is disallowed, then, for a URL the rules allow, the
 // content-use signals of its robots.txt against the declared purpose: a
 // no refuses it as a disallow does, with the line that said it.
-func (c *Crawler) refusePage(o *robotscache.Origin, url string) (string, bool) {
+func (c *siteRules) refusePage(o *robotscache.Origin, url string) (string, bool) {
 	if reason, ok := c.disallowed(o, url); !ok {
 		return reason, false
 	}
@@ -64,33 +45,14 @@ func (c *Crawler) refusePage(o *robotscache.Origin, url string) (string, bool) {
 // siteUse is what url's site says of it before it is fetched: its
 // robots.txt lines, then its origin's tdmrep.json (asked for only with a
 // declared purpose).
-func (c *Crawler) siteUse(o *robotscache.Origin, url string) []contentuse.Statement {
-	stmts := robotsUse(o.Rules(), c.cfg.Agent, url)
+func (c *siteRules) siteUse(o *robotscache.Origin, url string) []contentuse.Statement {
+	stmts := contentuse.RobotsUse(o.Rules(), c.cfg.Agent, url)
 	if c.sites != nil {
-		if s := c.sites.Statement(originOf(url), pathOf(url)); !s.Empty() {
+		if s := c.sites.Statement(originOf(url), contentuse.PathOf(url)); !s.Empty() {
 			stmts = append(stmts, s)
 		}
 	}
 	return stmts
-}
-
-// pathOf is url's path and query ("/" when it has no path).
-func pathOf(url string) string {
-	rest := url
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	if i := strings.IndexByte(rest, '#'); i >= 0 {
-		rest = rest[:i]
-	}
-	i := strings.IndexAny(rest, "/?")
-	if i < 0 {
-		return "/"
-	}
-	if rest[i] == '?' {
-		return "/" + rest[i:]
-	}
-	return rest[i:]
 }
 
 // tdmRepPath is where TDMRep puts a site's file.
@@ -119,9 +81,9 @@ func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
 // applyTDMRep makes a tdmrep.json result its origin's, when it came back:
 // the origin's next page may be dispatched at once. A request a stop cut
 // short is asked for again later.
-func (c *Crawler) applyTDMRep(r result) {
+func (c *siteRules) applyTDMRep(fetchCtx context.Context, r result) {
 	origin := r.task.origin
-	if r.interrupted || r.err != nil && cancelled(c.fetchCtx, r.err) {
+	if r.interrupted || r.err != nil && cancelled(fetchCtx, r.err) {
 		c.sites.Forget(origin)
 		return
 	}

@@ -81,7 +81,7 @@ func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
 		out = out[:0]
 		for _, raw := range urls {
 			outcome, err := c.front.Seed(tx, raw, c.cfg.Now())
-			c.reportRefusals()
+			c.urls.reportRefusals()
 			if err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 			changes = append(changes, fmt.Sprintf("politeness.max_delay %v -> %v", c.cfg.MaxDelay, l.MaxDelay))
 		}
 		c.cfg.DefaultDelay, c.cfg.MaxDelay = l.DefaultDelay, l.MaxDelay
-		c.reapplyDelays(now)
+		c.origins.reapplyDelays(now)
 	}
 	// Compiled again even when unchanged: the rules' lines in the file
 	// may have moved.
@@ -173,7 +173,7 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 }
 
 // reapplyDelays recomputes every host's spacing from its robots.txt.
-func (c *Crawler) reapplyDelays(now time.Time) {
+func (c *robotsOutcomes) reapplyDelays(now time.Time) {
 	rules := map[string]*robots.Robots{}
 	c.robots.Each(func(origin string, o *robotscache.Origin) {
 		host := urlnorm.Authority(origin)

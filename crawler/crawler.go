@@ -14,6 +14,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/resolve"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/crawler/robotswait"
 	"github.com/politecrawl/politecrawl/crawler/status"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/scope"
@@ -35,8 +36,13 @@ type Crawler struct {
 	// and the work besides the queue (robots.txt hops: tasks).
 	front   *frontier.Frontier[task]
 	robots  *robotscache.Cache // every origin's robots.txt lifecycle
-	sites   *contentuse.Sites  // each origin's tdmrep.json; nil without a declared purpose
-	lookups *resolve.Resolver  // hosts' names, looked up before their first request
+	rules   *siteRules         // what each URL's site allows (robots.txt, content use)
+	why     *explainer         // Explain's answers
+	urls    *urlWriter         // writes URL records and notes their outcomes
+	node    *NodeEngine        // the crawl's side of its cluster node
+	origins *robotsOutcomes    // what robots.txt results do
+	lookups *hostLookups       // hosts' names, looked up before their first request
+	waits   *robotswait.Notice // the "only waiting on robots.txt" notice
 
 	inflight     int            // tasks handed to workers and not back yet (waiting ones too)
 	tasks        chan task      // to the workers (see aheadOf); nil outside Run
@@ -48,11 +54,10 @@ type Crawler struct {
 	// (see commit.go).
 	commits *groupcommit.Pipeline[Event]
 
-	fetchCtx     context.Context
-	fatal        error  // a storage failure in a control call: Run stops with it
-	crashed      bool   // the previous run did not stop cleanly
-	robotsNotice string // the last "only waiting on robots.txt" notice, said once
-	abandoned    bool   // the stop gave up on busy workers
+	fetchCtx  context.Context
+	fatal     error // a storage failure in a control call: Run stops with it
+	crashed   bool  // the previous run did not stop cleanly
+	abandoned bool  // the stop gave up on busy workers
 
 	cuts *cuts.Registry[task] // dispatched tasks CancelHosts may cut (cluster nodes)
 
@@ -107,10 +112,14 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		watch:   watch{activity: status.NewActivity()},
 		stopped: make(chan struct{}),
 	}
+	c.rules = &siteRules{cfg: &c.cfg, log: c.log, robots: c.robots}
 	if cfg.Purpose != "" {
-		c.sites = contentuse.NewSites()
+		c.rules.sites = contentuse.NewSites()
 	}
-	c.lookups = resolve.New(resolve.Options{Lookup: cfg.Lookup, TTL: cfg.DNSTTL, Timeout: cfg.Fetch.ConnectTimeout, Now: cfg.Now})
+	c.lookups = &hostLookups{
+		resolver: resolve.New(resolve.Options{Lookup: cfg.Lookup, TTL: cfg.DNSTTL, Timeout: cfg.Fetch.ConnectTimeout, Now: cfg.Now}),
+		log:      cfg.Logger, now: cfg.Now,
+	}
 	c.work = &pool{cfg: &c.cfg, fetcher: fetch.New(withClock(cfg.Fetch, cfg.Now)), parseBig: newParseGate(), cuts: c.cuts}
 	// The WARC records of a batch's results are on disk before any
 	// transaction records them.
@@ -133,14 +142,20 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 		ResolveFirst:  true,
 		IPMaxInFlight: cfg.IPMaxInFlight, IPDelay: cfg.IPDelay,
 		Backoff: frontier.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax, MaxHold: cfg.MaxHold, Jitter: jitter},
-		Recrawl: cfg.Recrawl, Freshness: cfg.Freshness, Robots: robotsVerdicts{c}, Now: cfg.Now, Log: cfg.Logger,
+		Recrawl: cfg.Recrawl, Freshness: cfg.Freshness, Robots: c.rules, Now: cfg.Now, Log: cfg.Logger,
 		Sitemaps: frontier.SitemapPolicy{Use: cfg.Sitemaps, MaxPerHost: cfg.MaxSitemapsPerHost, MaxRetries: cfg.MaxRetries},
 		Divert:   divert,
 	})
+	c.lookups.front = c.front
+	c.urls = &urlWriter{cfg: &c.cfg, log: c.log, front: c.front, commits: c.commits}
+	c.origins = &robotsOutcomes{cfg: &c.cfg, log: c.log, front: c.front, robots: c.robots, commits: c.commits, urls: c.urls}
+	c.node = &NodeEngine{cfg: &c.cfg, db: db, front: c.front, robots: c.robots, commits: c.commits, urls: c.urls, cuts: c.cuts, co: c}
+	c.waits = &robotswait.Notice{Log: c.log, Robots: c.robots, Hosts: c.front, Retries: cfg.RobotsRetries, Daemon: cfg.Recrawl > 0}
+	c.why = &explainer{cfg: &c.cfg, db: db, front: c.front, commits: c.commits, rules: c.rules}
 	if err := c.restore(); err != nil {
 		return nil, err
 	}
-	if err := c.loadDigests(); err != nil {
+	if err := loadDigests(db, cfg.Archive); err != nil {
 		return nil, err
 	}
 	if err := c.addSeeds(cfg.Seeds); err != nil {
@@ -173,7 +188,7 @@ func (c *Crawler) scope() (*scope.Scope, error) {
 // restore loads everything the coordinator keeps in memory: per host, not
 // per URL.
 func (c *Crawler) restore() error {
-	if err := c.db.Update(c.requeueUnreachable); err != nil {
+	if err := c.db.Update(func(tx *storage.Tx) error { return requeueUnreachable(tx, c.log) }); err != nil {
 		return err
 	}
 	if err := c.db.Update(c.front.PlanSweep); err != nil {
@@ -201,7 +216,7 @@ func (c *Crawler) addSeeds(seeds []string) error {
 			if err != nil {
 				return fmt.Errorf("seed %q: %w", s, err)
 			}
-			if err := c.discover(tx, frontier.Candidate{URL: n, Via: "seed"}); err != nil {
+			if err := c.urls.discover(tx, frontier.Candidate{URL: n, Via: "seed"}); err != nil {
 				return err
 			}
 		}
@@ -210,7 +225,7 @@ func (c *Crawler) addSeeds(seeds []string) error {
 }
 
 // discover admits a candidate and, when it is queued, gives its host work.
-func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
+func (c *urlWriter) discover(tx *storage.Tx, cand frontier.Candidate) error {
 	_, err := c.front.Discover(tx, cand, c.cfg.Now())
 	c.reportRefusals()
 	return err
@@ -218,7 +233,7 @@ func (c *Crawler) discover(tx *storage.Tx, cand frontier.Candidate) error {
 
 // reportRefusals reports the URLs the frontier refused for their origin's
 // robots.txt as outcomes of the batch being built.
-func (c *Crawler) reportRefusals() {
+func (c *urlWriter) reportRefusals() {
 	for _, a := range c.front.Refusals() {
 		c.event(Event{URL: a.URL, State: string(a.State), Reason: a.Reason})
 	}
@@ -254,8 +269,8 @@ func (c *Crawler) Run(ctx context.Context) error {
 	c.work.spawn = func() { wg.Go(func() { c.work.worker(fetchCtx, tasks, results) }) }
 	c.work.grow()
 	c.commits.Start()
-	c.lookups.Start(fetchCtx)
-	defer c.lookups.Stop()
+	c.lookups.resolver.Start(fetchCtx)
+	defer c.lookups.resolver.Stop()
 	// From the moment of a stop, tasks still waiting for a worker, in the
 	// channel or at the gate, come back unsent, even while the
 	// coordinator is busy (say, waiting on a commit) and has not seen the
@@ -303,7 +318,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		if err != nil {
 			return err
 		}
-		c.askLookups()
+		c.lookups.ask()
 		// Nothing under way and nothing to start: the open batch would
 		// only wait to be due, and the crawl's end with it.
 		ending := c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.commits.Batch() != nil
@@ -323,19 +338,10 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		} else if did {
 			wait = 0
 		}
-		idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil &&
-			!c.lookingUp()
-		if idle && wait > 0 {
-			c.noteRobotsWaits(c.cfg.Now())
-		}
-		if idle && wait < 0 && c.cfg.Recrawl <= 0 && c.cfg.Node == nil {
+		wait, drained := c.nextWait(wait)
+		if drained {
 			c.log.Info("crawl drained")
 			return nil
-		}
-		wait = sooner(wait, c.front.NextDue(), c.cfg.Now())
-		if c.commits.Batch() != nil && c.commits.Committing() == nil {
-			// The open batch is handed over when due.
-			wait = sooner(wait, c.commits.DueAt(), c.cfg.Now())
 		}
 		timer.Stop()
 		if wait >= 0 {
@@ -347,8 +353,8 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 				return err
 			}
 		case <-c.cuts.Skipped():
-		case a := <-c.lookups.Answers():
-			c.resolved(a)
+		case a := <-c.lookups.resolver.Answers():
+			c.lookups.resolved(a)
 		case n := <-c.work.sentNotes:
 			c.front.Sent(n.host, n.claim, n.at, c.cfg.Now())
 		case j := <-c.commits.Done():
@@ -369,6 +375,26 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 			return nil
 		}
 	}
+}
+
+// nextWait is how long the loop may sleep, given the dispatcher's wait
+// (negative: nothing to start), and whether the crawl is drained: nothing
+// under way, queued, due or to record, and no recrawl or cluster to wait for.
+func (c *Crawler) nextWait(wait time.Duration) (time.Duration, bool) {
+	idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil &&
+		!c.lookups.busy()
+	if idle && wait > 0 {
+		c.waits.Note(c.cfg.Now())
+	}
+	if idle && wait < 0 && c.cfg.Recrawl <= 0 && c.cfg.Node == nil {
+		return wait, true
+	}
+	wait = sooner(wait, c.front.NextDue(), c.cfg.Now())
+	if c.commits.Batch() != nil && c.commits.Committing() == nil {
+		// The open batch is handed over when due.
+		wait = sooner(wait, c.commits.DueAt(), c.cfg.Now())
+	}
+	return wait, false
 }
 
 // longWork does a chunk of the long work under way, if any, and reports

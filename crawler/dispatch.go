@@ -41,7 +41,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 			t.noWARC = !c.front.Archives(t.host, true)
 			// Registered here, not when a worker starts it: a task may
 			// wait for a worker, and CancelHosts must reach it there.
-			c.cancellable(&t)
+			c.work.cancellable(c.fetchCtx, &t)
 			c.inflight++
 			if t.kind == taskPage {
 				c.front.Take(t.host, t.seq)
@@ -75,7 +75,7 @@ const receivedMax = 64 << 20
 // next URL that cannot be fetched (robots.txt disallows it, or gave up) is
 // settled without a request and the slot handed back.
 func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
-	if c.fence(host, now) {
+	if c.node.fence(host, now) {
 		return task{}, false, nil
 	}
 	if hop, ok := c.front.NextHop(host); ok {
@@ -121,19 +121,19 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
-	if t.kind == taskPage && c.sites != nil && c.sites.Ask(origin) {
+	if t.kind == taskPage && c.rules.sites != nil && c.rules.sites.Ask(origin) {
 		// Its origin's tdmrep.json first, on this slot as robots.txt is
 		// (the page stays at the head of the queue for the next one).
 		return task{kind: taskTDMRep, host: host, url: origin + tdmRepPath, origin: origin}, true, nil
 	}
 	if t.kind == taskPage {
-		if reason, allowed := c.refusePage(o, t.url); !allowed {
+		if reason, allowed := c.rules.refusePage(o, t.url); !allowed {
 			return task{}, false, c.settleDisallowed(t, o, reason, now)
 		}
-		t.useSite = c.siteUse(o, t.url)
+		t.useSite = c.rules.siteUse(o, t.url)
 		return t, true, nil
 	}
-	if reason, allowed := c.disallowed(o, t.url); !allowed {
+	if reason, allowed := c.rules.disallowed(o, t.url); !allowed {
 		return task{}, false, c.settle(t, storage.Disallowed, reason, now)
 	}
 	return t, true, nil
@@ -153,7 +153,7 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 	err := c.update(func(tx *storage.Tx) error {
 		e := frontier.QueueEntry{URL: t.url, Seq: t.seq}
 		for {
-			if err := c.recordUnfetched(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, storage.Disallowed, reason, now); err != nil {
+			if err := c.urls.recordUnfetched(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, storage.Disallowed, reason, now); err != nil {
 				return err
 			}
 			n++
@@ -162,7 +162,7 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 			if !ok || n >= settleRunMax || originOf(e.URL) != origin {
 				return nil
 			}
-			if reason, ok = c.refusePage(o, e.URL); ok {
+			if reason, ok = c.rules.refusePage(o, e.URL); ok {
 				return nil
 			}
 		}
@@ -227,10 +227,10 @@ func (c *Crawler) next(host string) (task, bool, error) {
 func (c *Crawler) settle(t task, state storage.State, reason string, now time.Time) error {
 	err := c.update(func(tx *storage.Tx) error {
 		if t.kind == taskSitemap {
-			c.event(Event{URL: t.url, State: "sitemap " + string(state), Reason: reason})
+			c.urls.event(Event{URL: t.url, State: "sitemap " + string(state), Reason: reason})
 			return c.front.SettleSitemap(tx, t.host, t.url, string(state), reason, now)
 		}
-		return c.recordUnfetched(tx, t, state, reason, now)
+		return c.urls.recordUnfetched(tx, t, state, reason, now)
 	})
 	if err != nil {
 		return err
@@ -242,7 +242,7 @@ func (c *Crawler) settle(t task, state storage.State, reason string, now time.Ti
 
 // recordUnfetched records a queue head that will not be fetched and takes
 // it off the queue.
-func (c *Crawler) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string, now time.Time) error {
+func (c *urlWriter) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string, now time.Time) error {
 	c.event(Event{URL: t.url, State: string(state), Reason: reason})
 	return c.front.SettleUnfetched(tx, t.host, t.seq, t.url, state, reason, now)
 }

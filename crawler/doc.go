@@ -6,6 +6,14 @@
 // pipeline (crawler/groupcommit). The crawler keeps no host state of its
 // own and builds no storage keys.
 //
+// Within the package, each piece of the coordinator's work has a type
+// that owns it, and Crawler only wires them and runs the loop: urlWriter
+// writes URL records and notes their outcomes for the batch; siteRules
+// says what a URL's site allows (robots.txt rules, content-use signals);
+// robotsOutcomes applies and records robots.txt results; hostLookups
+// feeds the resolver; explainer answers Explain; NodeEngine is the crawl's
+// side of a cluster node (cluster.Engine); pool is the workers.
+//
 // # The pipeline of one URL
 //
 //  1. Admission: a discovered URL is normalised, checked against the seen

@@ -62,7 +62,7 @@ func (c *Crawler) admitChunk() error {
 	end := min(p.next+linkChunk, len(r.links.URLs))
 	last := end == len(r.links.URLs)
 	err := c.update(func(tx *storage.Tx) error {
-		if err := c.admitLinks(tx, r, r.links.URLs[p.next:end]); err != nil {
+		if err := c.urls.admitLinks(tx, r, r.links.URLs[p.next:end]); err != nil {
 			return err
 		}
 		if last {
@@ -83,7 +83,7 @@ func (c *Crawler) admitChunk() error {
 }
 
 // admitLinks admits links found on the page of r.
-func (c *Crawler) admitLinks(tx *storage.Tx, r result, links []string) error {
+func (c *urlWriter) admitLinks(tx *storage.Tx, r result, links []string) error {
 	depth := 0
 	if rec, err := tx.GetURL(r.task.url); err != nil {
 		return err

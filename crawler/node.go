@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/cuts"
+	"github.com/politecrawl/politecrawl/crawler/groupcommit"
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
@@ -46,11 +49,72 @@ type Node interface {
 	Fetched(rec *storage.URLRecord, found []frontier.Candidate)
 }
 
+// NodeEngine is the crawl as its cluster node drives it (cluster.Engine):
+// it admits the URLs handed to this node, serves and holds hosts as their
+// shards come and go, takes robots.txt files with a shard, and cuts the
+// requests to a shard that left. It also owns what the crawl tells its
+// Node (a held page's outcome early, each batch's outcomes) and which
+// hosts it must not serve (fence). Its calls run on the coordinator (co).
+type NodeEngine struct {
+	cfg     *Config
+	db      *storage.DB
+	front   *frontier.Frontier[task]
+	robots  *robotscache.Cache
+	commits *groupcommit.Pipeline[Event]
+	urls    *urlWriter
+	cuts    *cuts.Registry[task]
+	co      coordinator
+}
+
+// coordinator is what NodeEngine needs of the crawl's coordinator: to run
+// a call on it, to record in its batches, to stop the crawl on a storage
+// failure, and to count its results not yet committed.
+type coordinator interface {
+	do(ctx context.Context, fn func()) error
+	update(fn func(tx *storage.Tx) error) error
+	updateAlone(fn func(tx *storage.Tx) error) error
+	fail(err error)
+	uncommitted(match func(host string) bool) int
+}
+
+// Engine is the crawl's side of its cluster node (see NodeEngine).
+func (c *Crawler) Engine() *NodeEngine { return c.node }
+
+// fail stops the crawl with err: a storage failure in a control call.
+func (c *Crawler) fail(err error) { c.fatal = err }
+
+// uncommitted counts the results for hosts match selects that came back
+// and are not committed and reported yet: waiting to be recorded, pending
+// (links being admitted), or in the batches built or being committed.
+func (c *Crawler) uncommitted(match func(host string) bool) int {
+	n := 0
+	for _, r := range c.received {
+		if match(r.task.host) {
+			n++
+		}
+	}
+	for _, p := range c.pending {
+		if match(p.r.task.host) {
+			n++
+		}
+	}
+	uncommitted := c.commits.Noted()
+	if j := c.commits.Committing(); j != nil {
+		uncommitted = append(uncommitted[:len(uncommitted):len(uncommitted)], j.Events...)
+	}
+	for _, e := range uncommitted {
+		if match(urlnorm.Authority(e.URL)) {
+			n++
+		}
+	}
+	return n
+}
+
 // handOverEarly tells the node a held page's outcome from its worker's
 // result, before it is recorded (see Node.Fetched). A URL whose record
 // cannot be read yet (queued in the batch being committed) is told with
 // its batch only.
-func (c *Crawler) handOverEarly(r *result) {
+func (c *NodeEngine) handOverEarly(r *result) {
 	if c.cfg.Node == nil || r.task.kind != taskPage || r.interrupted || !releasable(*r) || bigPage(*r) ||
 		r.page.Status == http.StatusNotModified || !c.cfg.Node.Holds(r.task.url) {
 		return
@@ -61,7 +125,7 @@ func (c *Crawler) handOverEarly(r *result) {
 // tellFetched is handOverEarly for a page it applies to. (A function of
 // its own: the closure below makes its result escape to the heap, a copy
 // per result that a crawl outside a cluster need not pay.)
-func (c *Crawler) tellFetched(r result) {
+func (c *NodeEngine) tellFetched(r result) {
 	var rec *storage.URLRecord
 	read := c.db.View
 	if b := c.commits.Batch(); b != nil {
@@ -78,7 +142,7 @@ func (c *Crawler) tellFetched(r result) {
 		r.started = r.sent // as record does
 	}
 	var in []frontier.Candidate
-	for _, f := range c.fetchedRecord(rec, r) {
+	for _, f := range c.urls.fetchedRecord(rec, r) {
 		if c.front.InScope(f.URL) {
 			in = append(in, f)
 		}
@@ -89,7 +153,7 @@ func (c *Crawler) tellFetched(r result) {
 
 // handOverDecided tells the node the outcomes of the batch being handed
 // to the committer, with their records as the batch holds them.
-func (c *Crawler) handOverDecided(b *storage.Batch, events []Event) {
+func (c *NodeEngine) handOverDecided(b *storage.Batch, events []Event) {
 	if c.cfg.Node == nil || b == nil {
 		return
 	}
@@ -124,10 +188,10 @@ type Admission struct {
 // Admit admits URLs that the cluster hands to this node. A URL seen before
 // is reported as it stands (queued, or its decided record); one dropped
 // when its shard moved away (ReleasedReason) is queued again.
-func (c *Crawler) Admit(ctx context.Context, cands []frontier.Candidate) ([]Admission, error) {
+func (c *NodeEngine) Admit(ctx context.Context, cands []frontier.Candidate) ([]Admission, error) {
 	var out []Admission
 	var err error
-	if e := c.do(ctx, func() { out, err = c.admitList(cands) }); e != nil {
+	if e := c.co.do(ctx, func() { out, err = c.admitList(cands) }); e != nil {
 		return nil, e
 	}
 	return out, err
@@ -138,9 +202,9 @@ func (c *Crawler) Admit(ctx context.Context, cands []frontier.Candidate) ([]Admi
 // message until the URL is decided, so a crash before the commit loses
 // nothing, and the coordinator need not wait for a commit of its own. Its
 // error is a storage failure that cost the batch: it stops the crawl.
-func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
+func (c *NodeEngine) admitList(cands []frontier.Candidate) ([]Admission, error) {
 	out := make([]Admission, 0, len(cands))
-	err := c.update(func(tx *storage.Tx) error {
+	err := c.co.update(func(tx *storage.Tx) error {
 		out = out[:0]
 		for _, cand := range cands {
 			a, err := c.admitOne(tx, cand)
@@ -155,15 +219,15 @@ func (c *Crawler) admitList(cands []frontier.Candidate) ([]Admission, error) {
 		// A storage failure: the batch it shared with the crawl's own
 		// results is dropped, so the crawl stops, as on any failure to
 		// record (the next start resumes as after a crash).
-		c.fatal = fmt.Errorf("admit URLs handed to this node: %w", err)
+		c.co.fail(fmt.Errorf("admit URLs handed to this node: %w", err))
 	}
 	return out, err
 }
 
-func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, error) {
+func (c *NodeEngine) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, error) {
 	h, err := c.front.AdmitHandedOff(tx, cand, ReleasedReason, c.cfg.Now())
 	if a := h.Admission; a.Refused {
-		c.event(Event{URL: cand.URL, State: string(a.State), Reason: a.Reason})
+		c.urls.event(Event{URL: cand.URL, State: string(a.State), Reason: a.Reason})
 	}
 	return Admission{URL: cand.URL, Queued: h.Queued, Record: h.Record, OutOfScope: h.OutOfScope}, err
 }
@@ -171,14 +235,14 @@ func (c *Crawler) admitOne(tx *storage.Tx, cand frontier.Candidate) (Admission, 
 // Serve lets the crawl serve again the hosts that Node.Serves refused
 // before (their shard came back). Each waits at least hold from now before
 // its next request: the previous owner's requests may be that recent.
-func (c *Crawler) Serve(ctx context.Context, hold func(host string) time.Duration) error {
-	return c.do(ctx, func() { c.front.Unfence(c.cfg.Node.Serves, hold, c.cfg.Now()) })
+func (c *NodeEngine) Serve(ctx context.Context, hold func(host string) time.Duration) error {
+	return c.co.do(ctx, func() { c.front.Unfence(c.cfg.Node.Serves, hold, c.cfg.Now()) })
 }
 
 // HoldHosts keeps every listed host from a request before the given time
 // (the previous owner of their shard may have made one that recently).
-func (c *Crawler) HoldHosts(ctx context.Context, until map[string]time.Time) error {
-	return c.do(ctx, func() {
+func (c *NodeEngine) HoldHosts(ctx context.Context, until map[string]time.Time) error {
+	return c.co.do(ctx, func() {
 		now := c.cfg.Now()
 		for host, t := range until {
 			c.front.Hold(host, t, now)
@@ -188,9 +252,9 @@ func (c *Crawler) HoldHosts(ctx context.Context, until map[string]time.Time) err
 
 // HostRecords returns the timing of every host that match selects: what a
 // node hands over with a shard.
-func (c *Crawler) HostRecords(ctx context.Context, match func(host string) bool) (map[string]storage.HostRecord, error) {
+func (c *NodeEngine) HostRecords(ctx context.Context, match func(host string) bool) (map[string]storage.HostRecord, error) {
 	out := map[string]storage.HostRecord{}
-	err := c.do(ctx, func() {
+	err := c.co.do(ctx, func() {
 		c.front.Hosts(func(host string) {
 			if match(host) {
 				out[host] = c.front.Record(host)
@@ -202,33 +266,15 @@ func (c *Crawler) HostRecords(ctx context.Context, match func(host string) bool)
 
 // InFlight reports how many requests to hosts that match selects are in
 // flight now or have outcomes not yet committed and reported (to Observe).
-func (c *Crawler) InFlight(ctx context.Context, match func(host string) bool) (int, error) {
+func (c *NodeEngine) InFlight(ctx context.Context, match func(host string) bool) (int, error) {
 	n := 0
-	err := c.do(ctx, func() {
+	err := c.co.do(ctx, func() {
 		c.front.Busy(func(host string) {
 			if match(host) {
 				n++
 			}
 		})
-		for _, r := range c.received {
-			if match(r.task.host) {
-				n++
-			}
-		}
-		for _, p := range c.pending {
-			if match(p.r.task.host) {
-				n++
-			}
-		}
-		uncommitted := c.commits.Noted()
-		if j := c.commits.Committing(); j != nil {
-			uncommitted = append(uncommitted[:len(uncommitted):len(uncommitted)], j.Events...)
-		}
-		for _, e := range uncommitted {
-			if match(urlnorm.Authority(e.URL)) {
-				n++
-			}
-		}
+		n += c.co.uncommitted(match)
 	})
 	if errors.Is(err, ErrNotRunning) {
 		return 0, nil
@@ -238,7 +284,7 @@ func (c *Crawler) InFlight(ctx context.Context, match func(host string) bool) (i
 
 // fence reports whether a node's crawl must not serve host now; the host
 // is then out of the schedule until Serve.
-func (c *Crawler) fence(host string, now time.Time) bool {
+func (c *NodeEngine) fence(host string, now time.Time) bool {
 	if c.cfg.Node == nil || c.cfg.Node.Serves(host) {
 		return false
 	}
@@ -260,9 +306,9 @@ func (c *Crawler) released(t task, now time.Time) error {
 // what this node knows of an origin only when it is newer, usable, and no
 // fetch of that robots.txt is under way here; the origin's host takes the
 // delays it sets.
-func (c *Crawler) ImportRobots(ctx context.Context, recs map[string]*storage.RobotsRecord) error {
+func (c *NodeEngine) ImportRobots(ctx context.Context, recs map[string]*storage.RobotsRecord) error {
 	var err error
-	if e := c.do(ctx, func() { err = c.importRobots(recs) }); e != nil {
+	if e := c.co.do(ctx, func() { err = c.importRobots(recs) }); e != nil {
 		return e
 	}
 	return err
@@ -272,7 +318,7 @@ func (c *Crawler) ImportRobots(ctx context.Context, recs map[string]*storage.Rob
 // imported file names are declared again: what the previous owner read of
 // them may not have reached the cluster before it died (sitemaps read here
 // before are not read again).
-func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
+func (c *NodeEngine) importRobots(recs map[string]*storage.RobotsRecord) error {
 	var imported []string
 	now := c.cfg.Now()
 	for origin, r := range recs {
@@ -288,7 +334,7 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 	}
 	// Written to the state file too, as a fetched one is: status reads
 	// them there, and a restart starts from them.
-	return c.updateAlone(func(tx *storage.Tx) error {
+	return c.co.updateAlone(func(tx *storage.Tx) error {
 		for _, origin := range imported {
 			if err := tx.PutRobots(origin, recs[origin]); err != nil {
 				return err
@@ -304,12 +350,12 @@ func (c *Crawler) importRobots(recs map[string]*storage.RobotsRecord) error {
 // cancellable gives a task being dispatched the context of its request
 // and, on a cluster node, registers it so that CancelHosts can cut it
 // (see cuts).
-func (c *Crawler) cancellable(t *task) {
+func (c *pool) cancellable(fetchCtx context.Context, t *task) {
 	if c.cfg.Node == nil {
-		t.ctx, t.stop = c.fetchCtx, notCut
+		t.ctx, t.stop = fetchCtx, notCut
 		return
 	}
-	t.ctx, t.stop, t.begin = c.cuts.Register(t.host, c.fetchCtx, *t)
+	t.ctx, t.stop, t.begin = c.cuts.Register(t.host, fetchCtx, *t)
 }
 
 // CancelHosts cuts short the requests under way to the hosts match
@@ -317,4 +363,4 @@ func (c *Crawler) cancellable(t *task) {
 // find them still running), and takes back those still waiting for a
 // worker (see cuts). Their URLs stay queued; each counts as a request
 // made. It does not block: it may be called from any goroutine.
-func (c *Crawler) CancelHosts(match func(host string) bool) int { return c.cuts.Cut(match) }
+func (c *NodeEngine) CancelHosts(match func(host string) bool) int { return c.cuts.Cut(match) }

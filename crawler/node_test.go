@@ -134,7 +134,7 @@ func TestNodeHooks(t *testing.T) {
 	node.mu.Lock()
 	node.holds[a.URL("/")] = true
 	node.mu.Unlock()
-	adm, err := c.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}, {URL: b.URL("/"), Via: "link", Depth: 1}, {URL: "http://elsewhere.example/", Via: "link"}})
+	adm, err := c.node.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}, {URL: b.URL("/"), Via: "link", Depth: 1}, {URL: "http://elsewhere.example/", Via: "link"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestNodeHooks(t *testing.T) {
 	node.serves[b.Authority()] = true
 	delete(node.holds, b.URL("/"))
 	node.mu.Unlock()
-	if err := c.Serve(ctx, func(string) time.Duration { return 0 }); err != nil {
+	if err := c.node.Serve(ctx, func(string) time.Duration { return 0 }); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "b/ released", func() bool { r := records(t, db)[b.URL("/")]; return r != nil && r.Error == ReleasedReason })
@@ -180,14 +180,14 @@ func TestNodeHooks(t *testing.T) {
 	node.mu.Lock()
 	node.holds[b.URL("/")] = true
 	node.mu.Unlock()
-	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: b.URL("/"), Via: "link", Depth: 1}})
+	adm, err = c.node.Admit(ctx, []frontier.Candidate{{URL: b.URL("/"), Via: "link", Depth: 1}})
 	if err != nil || !adm[0].Queued {
 		t.Fatalf("re-admission: %+v, %v", adm, err)
 	}
 	waitFor(t, ctx, "b/ fetched", func() bool { return b.Count("/") == 1 })
 	// A decided URL is reported with its record.
 	waitFor(t, ctx, "b/ recorded", func() bool { r := records(t, db)[b.URL("/")]; return r != nil && r.State == storage.Fetched })
-	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}})
+	adm, err = c.node.Admit(ctx, []frontier.Candidate{{URL: a.URL("/"), Via: "seed"}})
 	if err != nil || adm[0].Queued || adm[0].Record == nil || adm[0].Record.State != storage.Fetched {
 		t.Errorf("admitting a decided URL: %+v, %v", adm, err)
 	}
@@ -203,10 +203,10 @@ func TestNodeHooks(t *testing.T) {
 	origin := strings.TrimSuffix(b.URL("/"), "/")
 	imported := &storage.RobotsRecord{FetchedAt: time.Now(), Outcome: "parsed", Status: 200,
 		Body: []byte("User-agent: *\nDisallow: /p/\n"), ExpiresAt: time.Now().Add(time.Hour)}
-	if err := c.ImportRobots(ctx, map[string]*storage.RobotsRecord{origin: imported}); err != nil {
+	if err := c.node.ImportRobots(ctx, map[string]*storage.RobotsRecord{origin: imported}); err != nil {
 		t.Fatal(err)
 	}
-	adm, err = c.Admit(ctx, []frontier.Candidate{{URL: b.URL("/p/1"), Via: "link", Depth: 1}})
+	adm, err = c.node.Admit(ctx, []frontier.Candidate{{URL: b.URL("/p/1"), Via: "link", Depth: 1}})
 	if err != nil || adm[0].Record == nil || adm[0].Record.State != storage.Disallowed {
 		t.Errorf("admitting a URL the imported robots.txt disallows: %+v, %v", adm, err)
 	}
@@ -215,7 +215,7 @@ func TestNodeHooks(t *testing.T) {
 	}
 	// An imported file shows in status as a fetched one does (it said
 	// "unknown", or nothing, for a host this node never asked).
-	if err := c.ImportRobots(ctx, map[string]*storage.RobotsRecord{"http://imported.test": imported}); err != nil {
+	if err := c.node.ImportRobots(ctx, map[string]*storage.RobotsRecord{"http://imported.test": imported}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := c.Status(ctx)
@@ -262,7 +262,7 @@ func addSlowHost(w *crawltest.Web) *crawltest.Host {
 // seedNode admits url to a node's running crawl as a seed.
 func seedNode(t *testing.T, ctx context.Context, c *Crawler, url string) {
 	t.Helper()
-	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: url, Via: "seed"}}); err != nil {
+	if _, err := c.node.Admit(ctx, []frontier.Candidate{{URL: url, Via: "seed"}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -293,11 +293,11 @@ func TestCancelHosts(t *testing.T) {
 	waitFor(t, ctx, "the slow request under way", func() bool { return slow.Count("/page") == 1 })
 	node.stopServing(slow.Authority())
 	start := time.Now()
-	if n := c.CancelHosts(func(h string) bool { return h == slow.Authority() }); n != 1 {
+	if n := c.node.CancelHosts(func(h string) bool { return h == slow.Authority() }); n != 1 {
 		t.Fatalf("CancelHosts cut %d requests, want 1", n)
 	}
 	waitFor(t, ctx, "the request to come back", func() bool {
-		n, _ := c.InFlight(ctx, func(string) bool { return true })
+		n, _ := c.node.InFlight(ctx, func(string) bool { return true })
 		return n == 0
 	})
 	if d := time.Since(start); d > 1500*time.Millisecond {
@@ -365,14 +365,14 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 			seedNode(t, ctx, c, other.URL("/"))
 			isOther := func(h string) bool { return h == other.Authority() }
 			otherWaits := func() bool {
-				n, _ := c.InFlight(ctx, isOther)
+				n, _ := c.node.InFlight(ctx, isOther)
 				return n == 1
 			}
 			room := 1 + aheadOf(1)
 			waitFor(t, ctx, "other's robots.txt task waiting for the worker", otherWaits)
 			for i := range tc.cuts {
 				// Cut whatever was dispatched to it since.
-				c.CancelHosts(isOther)
+				c.node.CancelHosts(isOther)
 				time.Sleep(10 * time.Millisecond)
 				if n := len(c.tasks); n > room {
 					t.Fatalf("after %d cuts: %d tasks in the channel, want at most %d (workers and those waiting for one)", i+1, n, room)
@@ -381,17 +381,17 @@ func TestCancelHostsWithdrawsAWaitingTask(t *testing.T) {
 			node.stopServing(other.Authority())
 			start := time.Now()
 			// After repeated cuts the host may have nothing left to cut.
-			if n := c.CancelHosts(isOther); n > 1 || n == 0 && tc.cuts == 0 {
+			if n := c.node.CancelHosts(isOther); n > 1 || n == 0 && tc.cuts == 0 {
 				t.Fatalf("CancelHosts cut %d tasks, want 1", n)
 			}
 			waitFor(t, ctx, "other's task to come back", func() bool {
-				n, _ := c.InFlight(ctx, isOther)
+				n, _ := c.node.InFlight(ctx, isOther)
 				return n == 0
 			})
 			if d := time.Since(start); d > time.Second {
 				t.Errorf("the waiting task came back after %v, want at once (the slow request takes 3 s)", d)
 			}
-			if n, _ := c.InFlight(ctx, func(h string) bool { return h == slow.Authority() }); n != 1 {
+			if n, _ := c.node.InFlight(ctx, func(h string) bool { return h == slow.Authority() }); n != 1 {
 				t.Errorf("slow's request in flight: %d, want 1 (still under way)", n)
 			}
 			waitFor(t, ctx, "the slow page recorded", func() bool {
@@ -445,14 +445,14 @@ func TestCutRobotsHopResumesItsOrigin(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- c.Run(ctx) }()
-		if _, err := c.Admit(ctx, []frontier.Candidate{{URL: "http://a.test/", Via: "seed"}}); err != nil {
+		if _, err := c.node.Admit(ctx, []frontier.Candidate{{URL: "http://a.test/", Via: "seed"}}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond)
 		if n := b.Count("/robots.txt"); n != 1 {
 			t.Fatalf("b's robots.txt asked %d times by now, want 1 (under way)", n)
 		}
-		if n := c.CancelHosts(func(h string) bool { return h == "b.test" }); n != 1 {
+		if n := c.node.CancelHosts(func(h string) bool { return h == "b.test" }); n != 1 {
 			t.Fatalf("CancelHosts cut %d requests, want 1", n)
 		}
 		time.Sleep(10 * time.Second)
@@ -552,7 +552,7 @@ func TestAdmitFailureStopsTheCrawl(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	long := "http://a.test/" + strings.Repeat("x", 40000)
-	if _, err := c.Admit(ctx, []frontier.Candidate{{URL: long, Via: "link"}}); err == nil {
+	if _, err := c.node.Admit(ctx, []frontier.Candidate{{URL: long, Via: "link"}}); err == nil {
 		t.Fatal("the admission of a 40 kB key did not fail")
 	}
 	select {

@@ -3,22 +3,35 @@ package crawler
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
+	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
-// robotsVerdicts is what admission asks of the robots.txt cache: URLs
-// whose origin's robots.txt is known are recorded disallowed (or failed,
-// when robots.txt stayed unreachable) without ever entering a queue. A
+// siteRules owns what a URL's site allows: the origins' robots.txt rules
+// (read from the crawl's robots.txt cache) and, with a declared purpose,
+// their content-use signals and tdmrep.json files (sites, which
+// applyTDMRep fills as their requests come back). Admission (Verdict),
+// dispatch and Explain ask it the same questions.
+type siteRules struct {
+	cfg    *Config
+	log    *slog.Logger
+	robots *robotscache.Cache
+	sites  *contentuse.Sites // each origin's tdmrep.json; nil without a declared purpose
+}
+
+// Verdict is what admission asks (frontier.Options.Robots): URLs whose
+// origin's robots.txt is known are recorded disallowed (or failed, when
+// robots.txt stayed unreachable) without ever entering a queue. A
 // content-use signal of robots.txt that says no to the declared purpose
 // refuses a URL the same way (see refusePage).
-type robotsVerdicts struct{ c *Crawler }
-
-func (v robotsVerdicts) Verdict(url string) (storage.State, string) {
-	c := v.c
+func (c *siteRules) Verdict(url string) (storage.State, string) {
 	o := c.robots.Lookup(originOf(url))
 	switch {
 	case o == nil:
@@ -34,7 +47,7 @@ func (v robotsVerdicts) Verdict(url string) (storage.State, string) {
 }
 
 // disallowed checks url against o's rules; ok is true when allowed.
-func (c *Crawler) disallowed(o *robotscache.Origin, url string) (string, bool) {
+func (c *siteRules) disallowed(o *robotscache.Origin, url string) (string, bool) {
 	d := o.Rules().Explain(c.cfg.Agent, url)
 	if d.Allowed {
 		return "", true
@@ -48,12 +61,28 @@ func (c *Crawler) disallowed(o *robotscache.Origin, url string) (string, bool) {
 	return "robots.txt", false
 }
 
+// robotsOutcomes owns what a robots.txt request's result does: a redirect
+// hop scheduled on its target host, an outcome applied to its origin (the
+// robots.txt cache) and its host's spacing (the frontier), written down,
+// and, when robots.txt stays unreachable or the host's address is
+// private, the origin's URLs failed. After a live change of the delay
+// settings it applies every origin's rules to its host's spacing again
+// (reapplyDelays).
+type robotsOutcomes struct {
+	cfg     *Config
+	log     *slog.Logger
+	front   *frontier.Frontier[task]
+	robots  *robotscache.Cache
+	commits *groupcommit.Pipeline[Event]
+	urls    *urlWriter
+}
+
 // errCrossShard: a robots.txt redirect to a host of another node.
 var errCrossShard = errors.New("redirect to a host another node serves")
 
 // robotsStep handles one robots.txt request: a redirect becomes a hop
 // scheduled on its target host's slot; anything else is the outcome.
-func (c *Crawler) robotsStep(tx *storage.Tx, r result, appliedEarlier bool, now time.Time) error {
+func (c *robotsOutcomes) robotsStep(tx *storage.Tx, r result, appliedEarlier bool, now time.Time) error {
 	if r.next != "" && robotscache.Hop(r.robots, r.next) {
 		n, err := urlnorm.Normalise(r.next)
 		if err == nil && c.cfg.Node != nil && !c.cfg.Node.Serves(urlnorm.Authority(n)) {
@@ -77,7 +106,7 @@ func (c *Crawler) robotsStep(tx *storage.Tx, r result, appliedEarlier bool, now 
 
 // recordRobots applies a robots.txt outcome to its origin and host and
 // writes it down.
-func (c *Crawler) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, now time.Time) error {
+func (c *robotsOutcomes) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, now time.Time) error {
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
 	defer c.front.Wake(host, now)
@@ -123,7 +152,7 @@ func (c *Crawler) recordRobots(tx *storage.Tx, r result, appliedEarlier bool, no
 // decides the origin's URLs (rules, or none), with no redirect left to
 // follow and no sitemaps to declare (those are recorded with it, and read
 // before the host's pages).
-func (c *Crawler) robotsReleasable(r result) bool {
+func (c *robotsOutcomes) robotsReleasable(r result) bool {
 	if r.task.kind != taskRobots || r.robots == nil || r.next != "" {
 		return false
 	}
@@ -138,7 +167,7 @@ func (c *Crawler) robotsReleasable(r result) bool {
 
 // applyRobots makes a parsed or unavailable robots.txt the origin's rules
 // and its host's spacing; recordRobots writes it down.
-func (c *Crawler) applyRobots(r result, now time.Time) {
+func (c *robotsOutcomes) applyRobots(r result, now time.Time) {
 	origin, rr := r.task.origin, r.robots
 	host := urlnorm.Authority(origin)
 	started := r.started
@@ -155,7 +184,7 @@ func (c *Crawler) applyRobots(r result, now time.Time) {
 
 // failOrigin fails every queued URL of origin on host (see
 // Frontier.GiveUpOrigin) and reports each as an outcome.
-func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error {
+func (c *robotsOutcomes) failOrigin(tx *storage.Tx, host, origin, reason string) error {
 	// Until this batch commits, the committed queue still holds them.
 	var gen uint64
 	if c.commits.Running() {
@@ -163,7 +192,7 @@ func (c *Crawler) failOrigin(tx *storage.Tx, host, origin, reason string) error 
 	}
 	failed, err := c.front.GiveUpOrigin(tx, host, origin, reason, gen, c.cfg.Now())
 	for _, u := range failed {
-		c.event(Event{URL: u, State: string(storage.Failed), Reason: reason})
+		c.urls.event(Event{URL: u, State: string(storage.Failed), Reason: reason})
 	}
 	return err
 }

@@ -48,7 +48,7 @@ func privateRefusal(err error, host string) *refusal {
 // refusePrivate settles an origin whose robots.txt request the guard
 // refused: said once, no retry, its URLs failed with the reason (record
 // gave its host's slot back as if never claimed: no request was sent).
-func (c *Crawler) refusePrivate(tx *storage.Tx, r result, ref *refusal, now time.Time) error {
+func (c *robotsOutcomes) refusePrivate(tx *storage.Tx, r result, ref *refusal, now time.Time) error {
 	origin := r.task.origin
 	host := urlnorm.Authority(origin)
 	rr := *r.robots

@@ -17,7 +17,7 @@ import (
 
 // record applies one worker result inside the batch transaction.
 func (c *Crawler) record(tx *storage.Tx, r result) error {
-	if err := c.rememberArchived(tx, r); err != nil {
+	if err := rememberArchived(tx, r); err != nil {
 		return err
 	}
 	if r.archived != nil {
@@ -60,9 +60,9 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	var err error
 	switch r.task.kind {
 	case taskRobots:
-		err = c.robotsStep(tx, r, appliedEarlier, now)
+		err = c.origins.robotsStep(tx, r, appliedEarlier, now)
 	case taskSitemap:
-		err = c.recordSitemap(tx, r, now)
+		err = c.urls.recordSitemap(tx, r, now)
 	case taskTDMRep:
 		// Applied when it came back (see receive); nothing to write.
 	default:
@@ -90,13 +90,13 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
 		if ref := privateRefusal(r.err, t.host); ref != nil {
 			// Nothing was sent: record gave the claim back unspent.
-			return c.finish(tx, rec, t, storage.Failed, ref.reason)
+			return c.urls.finish(tx, rec, t, storage.Failed, ref.reason)
 		}
 		var fe *fetch.Error
 		if errors.As(r.err, &fe) && fe.Op == "request" && !fe.Timeout && isPermanent(r.err) {
-			return c.finish(tx, rec, t, storage.Failed, r.err.Error())
+			return c.urls.finish(tx, rec, t, storage.Failed, r.err.Error())
 		}
-		return c.retry(tx, rec, t, r.err.Error(), 0, now)
+		return c.urls.retry(tx, rec, t, r.err.Error(), 0, now)
 	}
 	p := r.page
 	c.cfg.Metrics.Fetch(p.Status, r.bodyLen, p.Duration)
@@ -105,33 +105,33 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
-		return c.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
+		return c.urls.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
 	}
 	c.front.Recovered(t.host, now)
 	if p.Unaccepted {
 		// Cut after its headers: a type scope.accept_types does not list.
-		c.fetchedRecord(rec, r)
-		return c.finish(tx, rec, t, storage.Skipped, fmt.Sprintf("scope.accept_types: content type %q is not accepted", p.ContentType))
+		c.urls.fetchedRecord(rec, r)
+		return c.urls.finish(tx, rec, t, storage.Skipped, fmt.Sprintf("scope.accept_types: content type %q is not accepted", p.ContentType))
 	}
 	prevSeen := lastSeen(rec)
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()
 		c.front.Checked(t.host, rec, prevSeen, 0, r.started)
-		return c.finish(tx, rec, t, storage.Fetched, rec.Error)
+		return c.urls.finish(tx, rec, t, storage.Fetched, rec.Error)
 	}
-	found := c.fetchedRecord(rec, r)
+	found := c.urls.fetchedRecord(rec, r)
 	c.front.Checked(t.host, rec, prevSeen, r.fingerprint, r.started)
 	for _, f := range found {
 		if r.freed && f.Via == "link" {
 			continue // admitted in chunks before (see admitChunk)
 		}
-		if err := c.discover(tx, f); err != nil {
+		if err := c.urls.discover(tx, f); err != nil {
 			return err
 		}
 	}
 	if r.parsed != nil {
-		if err := c.recordLinkLimits(tx, rec, r); err != nil {
+		if err := c.urls.recordLinkLimits(tx, rec, r); err != nil {
 			return err
 		}
 		if r.gzBody != nil && !rec.NoIndex {
@@ -145,7 +145,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			}
 		}
 	}
-	return c.finish(tx, rec, t, storage.Fetched, rec.Error)
+	return c.urls.finish(tx, rec, t, storage.Fetched, rec.Error)
 }
 
 // fetchedRecord applies a page's response to its record (status,
@@ -154,7 +154,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 // its links. It writes nothing: recordPage writes the record and admits
 // what was found, and a cluster node is handed the same before that (see
 // handOverEarly), so the two cannot differ.
-func (c *Crawler) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Candidate {
+func (c *urlWriter) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Candidate {
 	p := r.page
 	rec.CheckedAt = r.started.UTC()
 	rec.Status, rec.FetchedAt, rec.ContentType, rec.Bytes = p.Status, r.started.UTC(), p.ContentType, int64(r.bodyLen)
@@ -196,7 +196,7 @@ func (c *Crawler) fetchedRecord(rec *storage.URLRecord, r result) []frontier.Can
 }
 
 // finish writes the final record and takes the URL off its queue.
-func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, t task, state storage.State, errText string) error {
+func (c *urlWriter) finish(tx *storage.Tx, rec *storage.URLRecord, t task, state storage.State, errText string) error {
 	prev := rec.State
 	rec.State, rec.Error = state, errText
 	c.event(Event{URL: rec.URL, State: string(state), Status: rec.Status, Reason: errText})
@@ -215,7 +215,7 @@ func (c *Crawler) finish(tx *storage.Tx, rec *storage.URLRecord, t task, state s
 // retry handles 5xx, 429, timeouts and network errors: the whole host backs
 // off (at least Retry-After), and the URL goes to the back of its queue, or
 // fails after MaxRetries attempts.
-func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, t task, why string, retryAfter time.Duration, now time.Time) error {
+func (c *urlWriter) retry(tx *storage.Tx, rec *storage.URLRecord, t task, why string, retryAfter time.Duration, now time.Time) error {
 	rec.Attempts++
 	until := c.backOff(t.host, why, retryAfter, now)
 	if rec.Attempts >= c.cfg.MaxRetries {
@@ -233,7 +233,7 @@ func (c *Crawler) retry(tx *storage.Tx, rec *storage.URLRecord, t task, why stri
 // backOff holds a host after a 5xx, 429, timeout or network error:
 // exponential in its consecutive failures, with jitter, and at least
 // Retry-After (capped at MaxHold).
-func (c *Crawler) backOff(host, why string, retryAfter time.Duration, now time.Time) time.Time {
+func (c *urlWriter) backOff(host, why string, retryAfter time.Duration, now time.Time) time.Time {
 	until := c.front.Fail(host, why, retryAfter, now)
 	c.log.Info("host backs off", "host", host, "until", until.Format(time.RFC3339), "why", why)
 	return until
@@ -248,7 +248,7 @@ func isPermanent(err error) bool {
 // redirectTarget keeps a redirect's target in the record's links and
 // returns it as a new URL to admit, unless it is unusable or past the
 // redirect limit (the record's error says which).
-func (c *Crawler) redirectTarget(rec *storage.URLRecord, location string) (frontier.Candidate, bool) {
+func (c *urlWriter) redirectTarget(rec *storage.URLRecord, location string) (frontier.Candidate, bool) {
 	n, err := urlnorm.Normalise(location)
 	if err != nil {
 		rec.Error = "redirect: " + err.Error()
@@ -265,7 +265,7 @@ func (c *Crawler) redirectTarget(rec *storage.URLRecord, location string) (front
 // recordLinkLimits records a page's unusable links and logs the links its
 // limit left out, unless the page said nofollow (then extract returned
 // none).
-func (c *Crawler) recordLinkLimits(tx *storage.Tx, rec *storage.URLRecord, r result) error {
+func (c *urlWriter) recordLinkLimits(tx *storage.Tx, rec *storage.URLRecord, r result) error {
 	if r.links == nil {
 		return nil
 	}

@@ -27,7 +27,7 @@ const (
 
 // recordSitemap applies a sitemap read in the batch's transaction (see
 // Frontier.RecordSitemap) and says what became of it.
-func (c *Crawler) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
+func (c *urlWriter) recordSitemap(tx *storage.Tx, r result, now time.Time) error {
 	t := r.task
 	s := frontier.SitemapFetch{URL: t.url, Host: t.host, Err: r.err, Started: r.started}
 	if r.err != nil {

@@ -3,10 +3,6 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
@@ -110,7 +106,7 @@ func (c *Crawler) liveStatus(ctx context.Context, l liveHosts) (*status.Status, 
 		h.State, h.Until, h.Why = status.Describe(*v, l.robots[h.Host], l.now)
 	}
 	if c.cfg.Archive != nil {
-		st.WARC = warcFiles(c.cfg.Archive.Dir())
+		st.WARC = status.WARCFiles(c.cfg.Archive.Dir())
 	}
 	if cv, ok := c.cfg.Node.(clusterViewer); ok {
 		if cl, err := cv.ClusterView(ctx); err == nil {
@@ -126,31 +122,6 @@ func (c *Crawler) liveStatus(ctx context.Context, l liveHosts) (*status.Status, 
 // cluster (crawler/cluster's Node does).
 type clusterViewer interface {
 	ClusterView(ctx context.Context) (*status.Cluster, error)
-}
-
-// warcFiles lists the WARC files in dir (the last 50, newest last).
-func warcFiles(dir string) *status.WARC {
-	w := &status.WARC{Dir: dir, Files: []status.WARCFile{}}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return w
-	}
-	for _, e := range entries {
-		if !strings.Contains(e.Name(), ".warc") || e.IsDir() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		w.Files = append(w.Files, status.WARCFile{Name: filepath.Base(e.Name()), Bytes: info.Size()})
-		w.Bytes += info.Size()
-	}
-	sort.Slice(w.Files, func(i, j int) bool { return w.Files[i].Name < w.Files[j].Name })
-	if n := len(w.Files); n > 50 {
-		w.Files = w.Files[n-50:]
-	}
-	return w
 }
 
 // Host reads one host's detail (its robots.txt, latest fetches, queue

@@ -17,13 +17,13 @@ import (
 
 // loadDigests gives the archive the digest index of the state file, so
 // that payloads archived before a restart become revisits.
-func (c *Crawler) loadDigests() error {
-	if c.cfg.Archive == nil {
+func loadDigests(db *storage.DB, a *archive.Writer) error {
+	if a == nil {
 		return nil
 	}
-	return c.db.View(func(tx *storage.Tx) error {
+	return db.View(func(tx *storage.Tx) error {
 		return tx.ForEachDigest(func(d string, r storage.DigestRecord) error {
-			c.cfg.Archive.Remember(archive.Capture{Digest: d, URI: r.URI, Date: r.Date, RecordID: r.RecordID})
+			a.Remember(archive.Capture{Digest: d, URI: r.URI, Date: r.Date, RecordID: r.RecordID})
 			return nil
 		})
 	})
@@ -129,7 +129,7 @@ func pageMetadata(r *result) []archive.Field {
 
 // rememberArchived persists the capture a result added to the digest
 // index, in the transaction that records the result (record calls it).
-func (c *Crawler) rememberArchived(tx *storage.Tx, r result) error {
+func rememberArchived(tx *storage.Tx, r result) error {
 	if r.archived == nil || r.archived.New == nil {
 		return nil
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
@@ -30,7 +32,7 @@ type WhyStep struct {
 func (c *Crawler) Explain(ctx context.Context, raw string) (Why, error) {
 	var w Why
 	var err error
-	if e := c.do(ctx, func() { w, err = c.explain(raw) }); e != nil {
+	if e := c.do(ctx, func() { w, err = c.why.explain(raw) }); e != nil {
 		return w, e
 	}
 	return w, err
@@ -39,9 +41,21 @@ func (c *Crawler) Explain(ctx context.Context, raw string) (Why, error) {
 // ExplainOffline is Explain for a crawl that is not running (the state
 // file as the last run left it, with the config given to New). Do not
 // call it while Run runs.
-func (c *Crawler) ExplainOffline(raw string) (Why, error) { return c.explain(raw) }
+func (c *Crawler) ExplainOffline(raw string) (Why, error) { return c.why.explain(raw) }
 
-func (c *Crawler) explain(raw string) (Why, error) {
+// explainer answers Explain: it reads what the crawl decides a URL by
+// (the frontier's scope, guards and overrides, the site's rules, the
+// URL's record in the state file or the batch being built) and changes
+// nothing.
+type explainer struct {
+	cfg     *Config
+	db      *storage.DB
+	front   *frontier.Frontier[task]
+	commits *groupcommit.Pipeline[Event]
+	rules   *siteRules
+}
+
+func (c *explainer) explain(raw string) (Why, error) {
 	w := Why{URL: raw}
 	add := func(step, format string, args ...any) {
 		w.Steps = append(w.Steps, WhyStep{Step: step, Result: fmt.Sprintf(format, args...)})
@@ -98,12 +112,12 @@ func (c *Crawler) explain(raw string) (Why, error) {
 // robotsSays explains what the URL's origin's robots.txt says of it, and
 // the reason it refuses the URL for ("" when it does not, or is not known
 // yet).
-func (c *Crawler) robotsSays(n string) (says, refused string) {
-	o := c.robots.Lookup(urlnorm.Origin(n))
+func (c *explainer) robotsSays(n string) (says, refused string) {
+	o := c.rules.robots.Lookup(urlnorm.Origin(n))
 	if o == nil || o.Rules() == nil {
 		return "not fetched yet for this origin (asked before the first request)", ""
 	}
-	if reason, ok := c.disallowed(o, n); !ok {
+	if reason, ok := c.rules.disallowed(o, n); !ok {
 		refused = reason
 	}
 	if o.Outcome() == robotscache.Unreachable {
@@ -113,7 +127,7 @@ func (c *Crawler) robotsSays(n string) (says, refused string) {
 }
 
 // robotsRule says which group and rule of r decide n.
-func (c *Crawler) robotsRule(r *robots.Robots, n string) string {
+func (c *explainer) robotsRule(r *robots.Robots, n string) string {
 	d := r.Explain(c.cfg.Agent, n)
 	group := "the group for " + c.cfg.Agent
 	switch d.Scope {

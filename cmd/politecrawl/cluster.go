@@ -157,7 +157,7 @@ func (c *Config) joinCluster(ctx context.Context, cc *crawler.Config, log *slog.
 // outcomes from.
 func (n *clusterNode) attach(c *crawler.Crawler, db *storage.DB) {
 	if n != nil {
-		n.node.Attach(c, db)
+		n.node.Attach(c.Engine(), db)
 	}
 }
 

@@ -10,10 +10,11 @@ import (
 )
 
 // Engine is what a Node needs of the crawl engine it takes part in the
-// cluster for (crawler.Crawler implements it). A test gives a Node a fake
+// cluster for (crawler.NodeEngine implements it: crawler.Crawler.Engine
+// returns it). A test gives a Node a fake
 // one to drive a shard's work without fetching anything.
 type Engine interface {
-	// Admit admits URLs handed to this node (see crawler.Crawler.Admit).
+	// Admit admits URLs handed to this node (see crawler.NodeEngine.Admit).
 	Admit(ctx context.Context, cands []frontier.Candidate) ([]crawler.Admission, error)
 	// HoldHosts keeps each host from a request before its time.
 	HoldHosts(ctx context.Context, until map[string]time.Time) error
@@ -32,4 +33,4 @@ type Engine interface {
 	CancelHosts(match func(host string) bool) int
 }
 
-var _ Engine = (*crawler.Crawler)(nil)
+var _ Engine = (*crawler.NodeEngine)(nil)

@@ -146,38 +146,11 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 			return nil
 		})
 		tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
-			s := get(origin[strings.Index(origin, "://")+3:])
-			if s.Robots == "unknown" {
-				s.Robots = ""
-			} else {
-				s.Robots += ", "
-			}
-			s.Robots += r.Outcome
-			if r.Status != 0 {
-				s.Robots += " (" + strconv.Itoa(r.Status) + ")"
-			}
-			s.RobotsAgeS = now.Sub(r.FetchedAt).Round(time.Second).Seconds()
+			addRobots(get(origin[strings.Index(origin, "://")+3:]), r, now)
 			return nil
 		})
 		tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
-			s := get(r.Host)
-			if s.Sitemaps == nil {
-				s.Sitemaps = &Sitemaps{Dropped: map[string]int{}}
-			}
-			sm := s.Sitemaps
-			switch r.State {
-			case frontier.SitemapRead:
-				sm.Read++
-			case frontier.SitemapPending:
-				sm.Pending++
-			default:
-				sm.Refused++
-			}
-			sm.Listed += r.Listed
-			sm.Accepted += r.Accepted
-			for k, n := range r.Dropped {
-				sm.Dropped[k] += n
-			}
+			addSitemap(get(r.Host), r)
 			return nil
 		})
 		for _, h := range hosts {
@@ -192,4 +165,40 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 	sort.Slice(st.PerHost, func(i, j int) bool { return st.PerHost[i].Host < st.PerHost[j].Host })
 	st.Hosts = len(st.PerHost)
 	return st, err
+}
+
+// addRobots adds one origin's robots.txt outcome to its host's line (a
+// host may have several origins: http and https).
+func addRobots(s *Host, r *storage.RobotsRecord, now time.Time) {
+	if s.Robots == "unknown" {
+		s.Robots = ""
+	} else {
+		s.Robots += ", "
+	}
+	s.Robots += r.Outcome
+	if r.Status != 0 {
+		s.Robots += " (" + strconv.Itoa(r.Status) + ")"
+	}
+	s.RobotsAgeS = now.Sub(r.FetchedAt).Round(time.Second).Seconds()
+}
+
+// addSitemap adds one sitemap's record to its host's sitemap counts.
+func addSitemap(s *Host, r *storage.SitemapRecord) {
+	if s.Sitemaps == nil {
+		s.Sitemaps = &Sitemaps{Dropped: map[string]int{}}
+	}
+	sm := s.Sitemaps
+	switch r.State {
+	case frontier.SitemapRead:
+		sm.Read++
+	case frontier.SitemapPending:
+		sm.Pending++
+	default:
+		sm.Refused++
+	}
+	sm.Listed += r.Listed
+	sm.Accepted += r.Accepted
+	for k, n := range r.Dropped {
+		sm.Dropped[k] += n
+	}
 }
