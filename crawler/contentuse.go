@@ -101,7 +101,7 @@ const tdmRepPath = "/.well-known/tdmrep.json"
 // are not followed, and a broken file states nothing (the pages' own
 // headers and meta tags still count).
 func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
-	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url})
+	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, Control: true})
 	if err != nil {
 		r.err = err
 		return

@@ -242,3 +242,35 @@ func TestContentUseNoPurpose(t *testing.T) {
 		t.Errorf("/header metadata record: want its content-use line and no purpose:\n%s", meta)
 	}
 }
+
+// accept_types is a cut of pages, not of the files that tell the crawler
+// what it may do: with accept_types text/html the site's tdmrep.json
+// (application/json) is still read, and its reservation of /tdm/* keeps
+// /tdm/x from being stored for ai-train.
+func TestTDMRepReadUnderAcceptTypes(t *testing.T) {
+	site := newUseSite(t)
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(site.URL + "/")
+	cfg.Purpose = "ai-train"
+	cfg.Fetch.AcceptTypes = []string{"text/html"}
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, db)
+	for path, refused := range map[string]bool{"/tdm/x": true, "/open": false} {
+		r := recs[site.URL+path]
+		if r == nil {
+			t.Fatalf("no record of %s", path)
+		}
+		if got := r.Error != ""; got != refused {
+			t.Errorf("%s: not-stored reason %q (content_use %v), want refused %v", path, r.Error, r.ContentUse, refused)
+		}
+	}
+}
