@@ -96,6 +96,18 @@ func pathOf(url string) string {
 // tdmRepPath is where TDMRep puts a site's file.
 const tdmRepPath = "/.well-known/tdmrep.json"
 
+// mayAskTDMRep reports whether url's origin's tdmrep.json may be
+// requested before url: only when robots.txt allows both the file (it is
+// a request like any other) and url (else no page of the origin is about
+// to be fetched, and the file would be asked for nothing).
+func (c *Crawler) mayAskTDMRep(o *robotscache.Origin, url string) bool {
+	if _, ok := c.disallowed(o, url); !ok {
+		return false
+	}
+	_, ok := c.disallowed(o, originOf(url)+tdmRepPath)
+	return ok
+}
+
 // readTDMRep fetches an origin's tdmrep.json and parses it on the worker.
 // Anything but a 2xx answer with a valid, whole file is no file: redirects
 // are not followed, and a broken file states nothing (the pages' own

@@ -274,3 +274,56 @@ func TestTDMRepReadUnderAcceptTypes(t *testing.T) {
 		}
 	}
 }
+
+// tdmrep.json is a request like any other: it is asked for only when
+// robots.txt allows it and a page of its origin is about to be fetched.
+func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
+	for _, tc := range []struct {
+		name, robots string
+		want         map[string]bool // path: requested
+	}{
+		{"all disallowed", "User-agent: *\nDisallow: /\n",
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}},
+		{"tdmrep.json disallowed", "User-agent: *\nDisallow: /.well-known/\n",
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: false}},
+		{"all allowed", "User-agent: *\nAllow: /\n",
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			hits := map[string]int{}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hits[r.URL.Path]++
+				mu.Unlock()
+				if r.URL.Path == "/robots.txt" {
+					fmt.Fprint(w, tc.robots)
+					return
+				}
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<html>x</html>")
+			}))
+			defer srv.Close()
+			db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+			defer db.Close()
+			cfg := testConfig(srv.URL + "/")
+			cfg.Purpose = "ai-train"
+			c, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for p, want := range tc.want {
+				if got := hits[p] > 0; got != want {
+					t.Errorf("%s requested %d times, want requested %v", p, hits[p], want)
+				}
+			}
+		})
+	}
+}
