@@ -174,6 +174,24 @@ func responseUse(purpose, agent string, fromRobots []contentuse.Statement, resp 
 	return uses, nil
 }
 
+// refuseUnchanged applies a 304's content-use signals to the record it
+// confirms: its headers (and the site's robots.txt and tdmrep.json, as
+// they are now) may refuse the declared purpose though the page did not
+// change, and then the body stored at an earlier fetch goes, as it would
+// for a 200. Without a refusal the record keeps the uses of its last full
+// fetch (a 304 carries no meta tags).
+func refuseUnchanged(tx *storage.Tx, rec *storage.URLRecord, r result) error {
+	if r.refusal == nil {
+		return nil
+	}
+	rec.ContentUse = storedUse(r.uses)
+	rec.Title, rec.Error = "", notStoredReason(r.refusal)
+	if err := tx.DeleteBody(rec.URL); err != nil {
+		return fmt.Errorf("drop refused body of %s: %w", rec.URL, err)
+	}
+	return nil
+}
+
 // storedUse is uses as the URL's record keeps them: only the uses a signal
 // spoke of (the export shows the other known uses as unspecified), so a
 // page without signals costs its record nothing.

@@ -117,6 +117,9 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()
+		if err := refuseUnchanged(tx, rec, r); err != nil {
+			return err
+		}
 		c.front.Checked(t.host, rec, prevSeen, 0, r.started)
 		return c.finish(tx, rec, t, storage.Fetched, rec.Error)
 	}
