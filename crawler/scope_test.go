@@ -202,3 +202,49 @@ func TestWARCPerHost(t *testing.T) {
 		t.Errorf("response records per host: %v; want none for %s (warc: false), some for %s", archived, other.Authority(), docs.Authority())
 	}
 }
+
+// store_bodies turned off for a host by a reload: a page that changes
+// afterwards must not keep the body of its old fetch beside the new record.
+func TestStoreBodiesOffDropsStaleBody(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/p">s</a>`},
+		"/p":          {Body: `<title>Old</title>old body`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, ctx, "first fetch", func() bool { return h.Count("/p") >= 1 })
+	no := false
+	if _, err := c.Reconfigure(ctx, Live{Seeds: cfg.Seeds, Scope: cfg.Scope, DefaultDelay: cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: cfg.Workers,
+		Hosts: map[string]frontier.Override{h.Authority(): {StoreBodies: &no}}}); err != nil {
+		t.Fatal(err)
+	}
+	h.SetPage("/p", &crawltest.Page{Body: `<title>New</title>new body`})
+	n := h.Count("/p")
+	waitFor(t, ctx, "two rechecks", func() bool { return h.Count("/p") >= n+2 })
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		b, _ := tx.Body(h.URL("/p"))
+		rec, _ := tx.GetURL(h.URL("/p"))
+		if rec.Title != "New" {
+			t.Errorf("record title %q: the changed page was not recorded", rec.Title)
+		}
+		if len(b) > 0 {
+			t.Errorf("store_bodies is off for the host and the record is of the new page, but a body is stored: %q", b)
+		}
+		return nil
+	})
+}
