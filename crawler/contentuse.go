@@ -230,5 +230,5 @@ func useMetadata(purpose string, uses contentuse.Uses, refusal *contentuse.Refus
 // notStoredReason is why a response refused by its signals has no body
 // anywhere: no request or response record, no body in the state file.
 func notStoredReason(r *contentuse.Refusal) string {
-	return r.String() + ": not stored"
+	return r.String() + notStoredSuffix
 }

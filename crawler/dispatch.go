@@ -210,7 +210,7 @@ func (c *Crawler) next(host string) (task, bool, error) {
 		if ok && c.cfg.Recrawl > 0 {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
-			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched {
+			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched && c.revalidates(tx, host, rec) {
 				t.etag, t.lastMod, t.fetchedAt, t.payload = rec.ETag, rec.LastModified, rec.FetchedAt, rec.PayloadDigest
 			}
 		}

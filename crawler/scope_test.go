@@ -248,3 +248,45 @@ func TestStoreBodiesOffDropsStaleBody(t *testing.T) {
 		return nil
 	})
 }
+
+// A host's store_bodies: false is lifted by a reload: the page's next
+// recheck is a full GET (no validators: a 304 would keep it bodiless for
+// good), and the later ones are 304s again.
+func TestStoreBodiesBackOnRefetchesBody(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/same">s</a>`, ETag: `"root-1"`},
+		"/same":       {Body: `<title>Same</title>`, ETag: `"same-1"`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	no := false
+	cfg.Hosts = map[string]frontier.Override{h.Authority(): {StoreBodies: &no}}
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, ctx, "first fetch", func() bool { return h.Count("/same") >= 1 })
+	if _, err := c.Reconfigure(ctx, Live{Seeds: cfg.Seeds, Scope: cfg.Scope, DefaultDelay: cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: cfg.Workers}); err != nil {
+		t.Fatal(err)
+	}
+	n := h.Count("/same")
+	waitFor(t, ctx, "rechecks after the reload", func() bool { return h.Count("/same") >= n+2 && statusSeen(h, "/same", 304) })
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		b, _ := tx.Body(h.URL("/same"))
+		if string(b) != `<title>Same</title>` {
+			t.Errorf("store_bodies is on again for the host, the page was rechecked %d times, and its stored body is %q", h.Count("/same"), b)
+		}
+		return nil
+	})
+}
