@@ -327,3 +327,42 @@ func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
 		})
 	}
 }
+
+// why says what content use decides, as the crawl does: a URL the site's
+// robots.txt refuses the purpose for would be refused at admission, and a
+// page fetched but not stored says why it was not.
+func TestWhyContentUse(t *testing.T) {
+	site, _, _, db := crawlUseSite(t, "ai-train")
+	cfg := testConfig(site.URL + "/")
+	cfg.Purpose = "ai-train"
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, step, verdict string
+	}{
+		{"/private/unseen", "ai-train=no (robots.txt line 4: Content-Signal /private/)",
+			"would be recorded disallowed if found: content-use: ai-train=no (robots.txt line 4: Content-Signal /private/) refuses purpose ai-train"},
+		{"/header", "no signal of robots.txt or tdmrep.json refuses",
+			"fetched: content-use: ai-train=no (header Content-Usage) refuses purpose ai-train: not stored"},
+		{"/open", "no signal of robots.txt or tdmrep.json refuses", "fetched"},
+	} {
+		w, err := c.ExplainOffline(site.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var step string
+		for _, s := range w.Steps {
+			if s.Step == "content use" {
+				step = s.Result
+			}
+		}
+		if !strings.Contains(step, tc.step) {
+			t.Errorf("%s: content use step %q, want it to contain %q", tc.path, step, tc.step)
+		}
+		if w.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %q, want %q", tc.path, w.Verdict, tc.verdict)
+		}
+	}
+}
