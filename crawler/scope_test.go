@@ -290,3 +290,65 @@ func TestStoreBodiesBackOnRefetchesBody(t *testing.T) {
 		return nil
 	})
 }
+
+// A hosts: min_delay added across a restart is in force after it, with
+// the restored robots.txt still winning when slower; the first request
+// after the restart still waits the interval in force before the stop
+// since the last request before it.
+func TestOverrideAfterRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name, robots string
+		want         time.Duration
+	}{
+		{"override lowers the default", "User-agent: *\nAllow: /\n", 50 * time.Millisecond},
+		{"robots.txt Crawl-delay still wins", "User-agent: *\nCrawl-delay: 1\nAllow: /\n", time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := crawltest.NewWeb()
+			defer w.Close()
+			h := w.AddHost("h", map[string]*crawltest.Page{
+				"/robots.txt": {Body: tc.robots},
+				"/":           {Body: `<a href="/p">s</a>`},
+				"/p":          {Body: `p`},
+				"/q":          {Body: `q`},
+			})
+			path := filepath.Join(t.TempDir(), "s.db")
+			db := openDB(t, path)
+			cfg := testConfig(h.URL("/"))
+			cfg.DefaultDelay = 300 * time.Millisecond
+			c, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			before := h.Log()
+			db = openDB(t, path)
+			defer db.Close()
+			cfg.Hosts = map[string]frontier.Override{h.Authority(): {MinDelay: 50 * time.Millisecond}}
+			cfg.Seeds = append(cfg.Seeds, h.URL("/q"))
+			c2, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iv := c2.front.Interval(h.Authority()); iv != tc.want {
+				t.Errorf("host spaced by %v after the restart, want %v", iv, tc.want)
+			}
+			if err := c2.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after := h.Log()[len(before):]
+			if len(after) == 0 || after[0].Path != "/q" {
+				t.Fatalf("requests after the restart: %v, want /q first", after)
+			}
+			gap := after[0].Arrived.Sub(before[len(before)-1].Arrived)
+			if floor := max(cfg.DefaultDelay, tc.want); gap < floor-crawltest.Slack {
+				t.Errorf("first request after the restart %v after the last one before it, want at least %v (the interval before the stop)", gap, floor)
+			}
+		})
+	}
+}
