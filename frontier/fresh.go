@@ -92,6 +92,21 @@ func (f *Frontier[H]) recheckBudget(h *freshness.Host, host string, now time.Tim
 	return h.Budget(f.policy, d, now)
 }
 
+// leaveSchedule takes rec off the recheck schedule (see Unqueued). A page
+// that was queued for its recheck, so counted in its host's histogram,
+// and is not recheckable now (a scope rule or accept_types skipped it)
+// leaves the histogram too: else its host's budget would keep being
+// shared with a page never checked again.
+func (f *Frontier[H]) leaveSchedule(rec *storage.URLRecord, now time.Time) {
+	if f.recrawl > 0 && rec.NextCheck.Equal(storage.CheckQueued) && !rec.Recheckable() &&
+		(!rec.FetchedAt.IsZero() || !rec.CheckedAt.IsZero()) {
+		if h := f.freshHosts[urlnorm.Authority(rec.URL)]; h != nil {
+			h.Remove(stats(rec).RateOr(f.prior(rec, now)))
+		}
+	}
+	Unqueued(rec)
+}
+
 // policyName is the schedule's setting as the state file keeps it (see
 // SettingRecrawl): the fixed interval alone, as before the adaptive
 // policy, or the adaptive policy's parameters.

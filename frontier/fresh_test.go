@@ -251,3 +251,57 @@ func TestRecheckBudgetFollowsTheDelayInForce(t *testing.T) {
 		}
 	}
 }
+
+// TestPageLeavingTheScheduleLeavesTheHistogram: a page queued for its
+// recheck and then skipped (a new scope rule at dispatch, a type
+// accept_types refuses) is no longer counted in its host's histogram; one
+// disallowed now, which stays on the schedule, still is.
+func TestPageLeavingTheScheduleLeavesTheHistogram(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		state   storage.State
+		settled bool // decided without a request (SettleSchedule), else after one (ScheduleCheck)
+		want    int
+	}{
+		{"skipped at dispatch", storage.Skipped, true, 2},
+		{"skipped after its headers", storage.Skipped, false, 2},
+		{"disallowed now", storage.Disallowed, true, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := mustDB(t)
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			f := freshFrontier(t, db, adaptivePolicy, t0)
+			sweepAll(t, db, f, t0)
+			for i := range 3 {
+				checkPage(t, db, f, fmt.Sprintf("http://a.test/%d", i), 1, t0)
+			}
+			if n := f.freshHosts["a.test"].Pages(); n != 3 {
+				t.Fatalf("histogram holds %d pages, want 3", n)
+			}
+			at := t0.Add(48 * time.Hour)
+			if err := db.Update(func(tx *storage.Tx) error {
+				rec, err := tx.GetURL("http://a.test/0")
+				if err != nil {
+					return err
+				}
+				prev := rec.State
+				rec.NextCheck = storage.CheckQueued // queued for its recheck
+				rec.State = c.state
+				if c.settled {
+					err = f.SettleSchedule(tx, rec, at)
+				} else {
+					err = f.ScheduleCheck(tx, rec, at)
+				}
+				if err != nil {
+					return err
+				}
+				return tx.PutURL(rec, prev)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n := f.freshHosts["a.test"].Pages(); n != c.want {
+				t.Errorf("histogram holds %d pages, want %d", n, c.want)
+			}
+		})
+	}
+}
