@@ -58,12 +58,24 @@ func (c *siteRules) siteUse(o *robotscache.Origin, url string) []contentuse.Stat
 // tdmRepPath is where TDMRep puts a site's file.
 const tdmRepPath = "/.well-known/tdmrep.json"
 
+// mayAskTDMRep reports whether url's origin's tdmrep.json may be
+// requested before url: only when robots.txt allows both the file (it is
+// a request like any other) and url (else no page of the origin is about
+// to be fetched, and the file would be asked for nothing).
+func (c *siteRules) mayAskTDMRep(o *robotscache.Origin, url string) bool {
+	if _, ok := c.disallowed(o, url); !ok {
+		return false
+	}
+	_, ok := c.disallowed(o, originOf(url)+tdmRepPath)
+	return ok
+}
+
 // readTDMRep fetches an origin's tdmrep.json and parses it on the worker.
 // Anything but a 2xx answer with a valid, whole file is no file: redirects
 // are not followed, and a broken file states nothing (the pages' own
 // headers and meta tags still count).
 func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
-	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url})
+	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, Control: true})
 	if err != nil {
 		r.err = err
 		return
@@ -124,6 +136,24 @@ func responseUse(purpose, agent string, fromRobots []contentuse.Statement, resp 
 	return uses, nil
 }
 
+// refuseUnchanged applies a 304's content-use signals to the record it
+// confirms: its headers (and the site's robots.txt and tdmrep.json, as
+// they are now) may refuse the declared purpose though the page did not
+// change, and then the body stored at an earlier fetch goes, as it would
+// for a 200. Without a refusal the record keeps the uses of its last full
+// fetch (a 304 carries no meta tags).
+func refuseUnchanged(tx *storage.Tx, rec *storage.URLRecord, r result) error {
+	if r.refusal == nil {
+		return nil
+	}
+	rec.ContentUse = storedUse(r.uses)
+	rec.Title, rec.Error = "", notStoredReason(r.refusal)
+	if err := tx.DeleteBody(rec.URL); err != nil {
+		return fmt.Errorf("drop refused body of %s: %w", rec.URL, err)
+	}
+	return nil
+}
+
 // storedUse is uses as the URL's record keeps them: only the uses a signal
 // spoke of (the export shows the other known uses as unspecified), so a
 // page without signals costs its record nothing.
@@ -162,5 +192,5 @@ func useMetadata(purpose string, uses contentuse.Uses, refusal *contentuse.Refus
 // notStoredReason is why a response refused by its signals has no body
 // anywhere: no request or response record, no body in the state file.
 func notStoredReason(r *contentuse.Refusal) string {
-	return r.String() + ": not stored"
+	return r.String() + notStoredSuffix
 }

@@ -242,3 +242,127 @@ func TestContentUseNoPurpose(t *testing.T) {
 		t.Errorf("/header metadata record: want its content-use line and no purpose:\n%s", meta)
 	}
 }
+
+// accept_types is a cut of pages, not of the files that tell the crawler
+// what it may do: with accept_types text/html the site's tdmrep.json
+// (application/json) is still read, and its reservation of /tdm/* keeps
+// /tdm/x from being stored for ai-train.
+func TestTDMRepReadUnderAcceptTypes(t *testing.T) {
+	site := newUseSite(t)
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(site.URL + "/")
+	cfg.Purpose = "ai-train"
+	cfg.Fetch.AcceptTypes = []string{"text/html"}
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, db)
+	for path, refused := range map[string]bool{"/tdm/x": true, "/open": false} {
+		r := recs[site.URL+path]
+		if r == nil {
+			t.Fatalf("no record of %s", path)
+		}
+		if got := r.Error != ""; got != refused {
+			t.Errorf("%s: not-stored reason %q (content_use %v), want refused %v", path, r.Error, r.ContentUse, refused)
+		}
+	}
+}
+
+// tdmrep.json is a request like any other: it is asked for only when
+// robots.txt allows it and a page of its origin is about to be fetched.
+func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
+	for _, tc := range []struct {
+		name, robots string
+		want         map[string]bool // path: requested
+	}{
+		{"all disallowed", "User-agent: *\nDisallow: /\n",
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}},
+		{"tdmrep.json disallowed", "User-agent: *\nDisallow: /.well-known/\n",
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: false}},
+		{"all allowed", "User-agent: *\nAllow: /\n",
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			hits := map[string]int{}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hits[r.URL.Path]++
+				mu.Unlock()
+				if r.URL.Path == "/robots.txt" {
+					fmt.Fprint(w, tc.robots)
+					return
+				}
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<html>x</html>")
+			}))
+			defer srv.Close()
+			db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+			defer db.Close()
+			cfg := testConfig(srv.URL + "/")
+			cfg.Purpose = "ai-train"
+			c, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for p, want := range tc.want {
+				if got := hits[p] > 0; got != want {
+					t.Errorf("%s requested %d times, want requested %v", p, hits[p], want)
+				}
+			}
+		})
+	}
+}
+
+// why says what content use decides, as the crawl does: a URL the site's
+// robots.txt refuses the purpose for would be refused at admission, and a
+// page fetched but not stored says why it was not.
+func TestWhyContentUse(t *testing.T) {
+	site, _, _, db := crawlUseSite(t, "ai-train")
+	cfg := testConfig(site.URL + "/")
+	cfg.Purpose = "ai-train"
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, step, verdict string
+	}{
+		{"/private/unseen", "ai-train=no (robots.txt line 4: Content-Signal /private/)",
+			"would be recorded disallowed if found: content-use: ai-train=no (robots.txt line 4: Content-Signal /private/) refuses purpose ai-train"},
+		{"/header", "no signal of robots.txt or tdmrep.json refuses",
+			"fetched: content-use: ai-train=no (header Content-Usage) refuses purpose ai-train: not stored"},
+		{"/open", "no signal of robots.txt or tdmrep.json refuses", "fetched"},
+	} {
+		w, err := c.ExplainOffline(site.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var step string
+		for _, s := range w.Steps {
+			if s.Step == "content use" {
+				step = s.Result
+			}
+		}
+		if !strings.Contains(step, tc.step) {
+			t.Errorf("%s: content use step %q, want it to contain %q", tc.path, step, tc.step)
+		}
+		if w.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %q, want %q", tc.path, w.Verdict, tc.verdict)
+		}
+	}
+}

@@ -202,7 +202,14 @@ func (c *Crawler) restore() error {
 		}); err != nil {
 			return err
 		}
-		return c.front.Restore(tx, c.crashed, c.cfg.Now())
+		if err := c.front.Restore(tx, c.crashed, c.cfg.Now()); err != nil {
+			return err
+		}
+		// Hosts were restored with the interval they were spaced by (or
+		// more); the config's overrides and the restored robots.txt
+		// rules decide it now, as on a reload.
+		c.origins.reapplyDelays(c.cfg.Now())
+		return nil
 	})
 }
 

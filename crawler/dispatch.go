@@ -121,7 +121,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
-	if t.kind == taskPage && c.rules.sites != nil && c.rules.sites.Ask(origin) {
+	if t.kind == taskPage && c.rules.sites != nil && c.rules.mayAskTDMRep(o, t.url) && c.rules.sites.Ask(origin) {
 		// Its origin's tdmrep.json first, on this slot as robots.txt is
 		// (the page stays at the head of the queue for the next one).
 		return task{kind: taskTDMRep, host: host, url: origin + tdmRepPath, origin: origin}, true, nil
@@ -210,7 +210,7 @@ func (c *Crawler) next(host string) (task, bool, error) {
 		if ok && c.cfg.Recrawl > 0 {
 			// A recheck of a fetched page is a conditional GET with the
 			// validators it sent, verbatim.
-			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched {
+			if rec, _ := tx.GetURL(t.url); rec != nil && rec.State == storage.Fetched && revalidates(tx, &c.cfg, c.front, host, rec) {
 				t.etag, t.lastMod, t.fetchedAt, t.payload = rec.ETag, rec.LastModified, rec.FetchedAt, rec.PayloadDigest
 			}
 		}

@@ -117,6 +117,9 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	if p.Status == http.StatusNotModified && rec.State == storage.Fetched {
 		// Unchanged since the last fetch: keep the record as it is.
 		rec.CheckedAt = r.started.UTC()
+		if err := refuseUnchanged(tx, rec, r); err != nil {
+			return err
+		}
 		c.front.Checked(t.host, rec, prevSeen, 0, r.started)
 		return c.urls.finish(tx, rec, t, storage.Fetched, rec.Error)
 	}
@@ -138,8 +141,10 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			if err := tx.PutCompressedBody(rec.URL, r.gzBody); err != nil {
 				return err
 			}
-		} else if rec.NoIndex || r.refusal != nil {
-			// It may have been indexable at an earlier fetch.
+		} else if rec.NoIndex || r.refusal != nil || !t.keepBody {
+			// It may have been indexable, or its host's bodies kept, at
+			// an earlier fetch: an old body must not stand beside the
+			// new record.
 			if err := tx.DeleteBody(rec.URL); err != nil {
 				return err
 			}

@@ -645,3 +645,91 @@ func TestAdaptiveRechecksWhatChanges(t *testing.T) {
 		return nil
 	})
 }
+
+// A page stored, then its site says Content-Usage: train-ai=n with body
+// and ETag unchanged: the rechecks are 304s carrying the header, and the
+// refusal applies to them as to a 200 (the stored body goes).
+func TestRecheck304AppliesContentUse(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/p">s</a>`},
+		"/p":          {Body: `<title>P</title>text`, ETag: `"p-1"`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	cfg.Purpose = "ai-train"
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, ctx, "first fetch", func() bool { return h.Count("/p") >= 1 })
+	h.SetPage("/p", &crawltest.Page{Body: `<title>P</title>text`, ETag: `"p-1"`, Header: map[string]string{"Content-Usage": "train-ai=n"}})
+	n := h.Count("/p")
+	waitFor(t, ctx, "two 304 rechecks", func() bool { return h.Count("/p") >= n+2 && statusSeen(h, "/p", 304) })
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		b, _ := tx.Body(h.URL("/p"))
+		rec, _ := tx.GetURL(h.URL("/p"))
+		if len(b) > 0 {
+			t.Errorf("the site refuses ai-train on its 304s and the body is still stored: %q", b)
+		}
+		if !strings.HasSuffix(rec.Error, ": not stored") || rec.Title != "" {
+			t.Errorf("record error %q title %q, want a not-stored reason and no title", rec.Error, rec.Title)
+		}
+		if u, ok := rec.ContentUse["ai-train"]; !ok || u.Value != "no" || u.Source != "header Content-Usage" {
+			t.Errorf("record content_use %v, want ai-train no from header Content-Usage", rec.ContentUse)
+		}
+		return nil
+	})
+}
+
+// A site refuses ai-train on a page, then lifts the refusal without
+// changing the page or its ETag: the recheck after the refusal is a full
+// GET (a 304 would keep the page not stored for good) and the body is
+// stored again.
+func TestRecheckAfterRefusalLiftedStoresBody(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	refused := map[string]string{"Content-Usage": "train-ai=n"}
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/p">s</a>`},
+		"/p":          {Body: `<title>P</title>text`, ETag: `"p-1"`, Header: refused},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	cfg.Purpose = "ai-train"
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, ctx, "first fetch", func() bool { return h.Count("/p") >= 1 })
+	h.SetPage("/p", &crawltest.Page{Body: `<title>P</title>text`, ETag: `"p-1"`})
+	n := h.Count("/p")
+	waitFor(t, ctx, "rechecks after the refusal is lifted", func() bool { return h.Count("/p") >= n+2 })
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		b, _ := tx.Body(h.URL("/p"))
+		rec, _ := tx.GetURL(h.URL("/p"))
+		if len(b) == 0 || rec.Error != "" || rec.Title != "P" {
+			t.Errorf("refusal lifted and page rechecked: record error %q title %q, stored body %q; want stored", rec.Error, rec.Title, b)
+		}
+		return nil
+	})
+}

@@ -202,3 +202,153 @@ func TestWARCPerHost(t *testing.T) {
 		t.Errorf("response records per host: %v; want none for %s (warc: false), some for %s", archived, other.Authority(), docs.Authority())
 	}
 }
+
+// store_bodies turned off for a host by a reload: a page that changes
+// afterwards must not keep the body of its old fetch beside the new record.
+func TestStoreBodiesOffDropsStaleBody(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/p">s</a>`},
+		"/p":          {Body: `<title>Old</title>old body`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, ctx, "first fetch", func() bool { return h.Count("/p") >= 1 })
+	no := false
+	if _, err := c.Reconfigure(ctx, Live{Seeds: cfg.Seeds, Scope: cfg.Scope, DefaultDelay: cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: cfg.Workers,
+		Hosts: map[string]frontier.Override{h.Authority(): {StoreBodies: &no}}}); err != nil {
+		t.Fatal(err)
+	}
+	h.SetPage("/p", &crawltest.Page{Body: `<title>New</title>new body`})
+	n := h.Count("/p")
+	waitFor(t, ctx, "two rechecks", func() bool { return h.Count("/p") >= n+2 })
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		b, _ := tx.Body(h.URL("/p"))
+		rec, _ := tx.GetURL(h.URL("/p"))
+		if rec.Title != "New" {
+			t.Errorf("record title %q: the changed page was not recorded", rec.Title)
+		}
+		if len(b) > 0 {
+			t.Errorf("store_bodies is off for the host and the record is of the new page, but a body is stored: %q", b)
+		}
+		return nil
+	})
+}
+
+// A host's store_bodies: false is lifted by a reload: the page's next
+// recheck is a full GET (no validators: a 304 would keep it bodiless for
+// good), and the later ones are 304s again.
+func TestStoreBodiesBackOnRefetchesBody(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<a href="/same">s</a>`, ETag: `"root-1"`},
+		"/same":       {Body: `<title>Same</title>`, ETag: `"same-1"`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	no := false
+	cfg.Hosts = map[string]frontier.Override{h.Authority(): {StoreBodies: &no}}
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, ctx, "first fetch", func() bool { return h.Count("/same") >= 1 })
+	if _, err := c.Reconfigure(ctx, Live{Seeds: cfg.Seeds, Scope: cfg.Scope, DefaultDelay: cfg.DefaultDelay, MaxDelay: cfg.MaxDelay, Workers: cfg.Workers}); err != nil {
+		t.Fatal(err)
+	}
+	n := h.Count("/same")
+	waitFor(t, ctx, "rechecks after the reload", func() bool { return h.Count("/same") >= n+2 && statusSeen(h, "/same", 304) })
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		b, _ := tx.Body(h.URL("/same"))
+		if string(b) != `<title>Same</title>` {
+			t.Errorf("store_bodies is on again for the host, the page was rechecked %d times, and its stored body is %q", h.Count("/same"), b)
+		}
+		return nil
+	})
+}
+
+// A hosts: min_delay added across a restart is in force after it, with
+// the restored robots.txt still winning when slower; the first request
+// after the restart still waits the interval in force before the stop
+// since the last request before it.
+func TestOverrideAfterRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name, robots string
+		want         time.Duration
+	}{
+		{"override lowers the default", "User-agent: *\nAllow: /\n", 50 * time.Millisecond},
+		{"robots.txt Crawl-delay still wins", "User-agent: *\nCrawl-delay: 1\nAllow: /\n", time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := crawltest.NewWeb()
+			defer w.Close()
+			h := w.AddHost("h", map[string]*crawltest.Page{
+				"/robots.txt": {Body: tc.robots},
+				"/":           {Body: `<a href="/p">s</a>`},
+				"/p":          {Body: `p`},
+				"/q":          {Body: `q`},
+			})
+			path := filepath.Join(t.TempDir(), "s.db")
+			db := openDB(t, path)
+			cfg := testConfig(h.URL("/"))
+			cfg.DefaultDelay = 300 * time.Millisecond
+			c, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			before := h.Log()
+			db = openDB(t, path)
+			defer db.Close()
+			cfg.Hosts = map[string]frontier.Override{h.Authority(): {MinDelay: 50 * time.Millisecond}}
+			cfg.Seeds = append(cfg.Seeds, h.URL("/q"))
+			c2, err := New(db, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iv := c2.front.Interval(h.Authority()); iv != tc.want {
+				t.Errorf("host spaced by %v after the restart, want %v", iv, tc.want)
+			}
+			if err := c2.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after := h.Log()[len(before):]
+			if len(after) == 0 || after[0].Path != "/q" {
+				t.Fatalf("requests after the restart: %v, want /q first", after)
+			}
+			gap := after[0].Arrived.Sub(before[len(before)-1].Arrived)
+			if floor := max(cfg.DefaultDelay, tc.want); gap < floor-crawltest.Slack {
+				t.Errorf("first request after the restart %v after the last one before it, want at least %v (the interval before the stop)", gap, floor)
+			}
+		})
+	}
+}

@@ -100,6 +100,13 @@ func (c *explainer) explain(raw string) (Why, error) {
 	add("host override", "%s", c.front.OverrideSays(host))
 	says, refused := c.robotsSays(n)
 	add("robots.txt", "%s", says)
+	if c.cfg.Purpose != "" {
+		says, useRefused := c.contentUseSays(n)
+		add("content use", "%s", says)
+		if refused == "" {
+			refused = useRefused
+		}
+	}
 	w.Verdict = verdict(d.In, guard, refused, rec)
 	if rec != nil {
 		add("record", "%s", RecordWhy(rec))
@@ -160,7 +167,7 @@ func verdict(in bool, guard, robots string, rec *storage.URLRecord) string {
 	case rec != nil && rec.State == storage.Queued:
 		return "queued: it will be decided again when it comes up"
 	case rec != nil && rec.State == storage.Fetched:
-		return "fetched"
+		return "fetched" + notStoredWhy(rec)
 	case rec != nil:
 		return "not fetched: " + RecordWhy(rec)
 	case !in:
@@ -181,9 +188,9 @@ func RecordWhy(r *storage.URLRecord) string {
 	switch r.State {
 	case storage.Fetched:
 		if r.Status != 0 {
-			return fmt.Sprintf("fetched (HTTP %d) at %s", r.Status, r.FetchedAt.UTC().Format("2006-01-02T15:04:05Z"))
+			return fmt.Sprintf("fetched (HTTP %d) at %s", r.Status, r.FetchedAt.UTC().Format("2006-01-02T15:04:05Z")) + notStoredWhy(r)
 		}
-		return "fetched"
+		return "fetched" + notStoredWhy(r)
 	case storage.Queued:
 		return "queued"
 	}

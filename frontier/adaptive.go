@@ -58,6 +58,9 @@ const (
 	WhyErrorBackoff = "error backoff"
 	WhyRetryAfter   = "Retry-After"
 	WhyBackoff      = "backoff"
+	// WhyBeforeRestart: the first request after a restart waits the
+	// interval in force before it (see RestoreHost).
+	WhyBeforeRestart = "interval before the restart"
 )
 
 // adaptive is what the adaptive delay keeps of one host.

@@ -74,8 +74,37 @@ func (f *Frontier[H]) interval(rec *storage.URLRecord, now time.Time) time.Durat
 	}
 	host := urlnorm.Authority(rec.URL)
 	h := f.fresh(host)
-	mu := h.Mu(f.policy, h.Budget(f.policy, f.sched.Interval(host), now))
+	mu := h.Mu(f.policy, f.recheckBudget(h, host, now))
 	return f.policy.Next(stats(rec), f.prior(rec, now), mu)
+}
+
+// recheckBudget is host's recheck budget (rechecks a second) for the
+// spacing its requests get in practice: its delay in force (the floor
+// raised by latency and error backoff, Scheduler.Delay), or its share of
+// its IP group's ip_delay when that is slower. The floor alone would
+// promise a slow host rechecks its delay cannot fit, starving its new
+// pages.
+func (f *Frontier[H]) recheckBudget(h *freshness.Host, host string, now time.Time) float64 {
+	d, _ := f.sched.Delay(host)
+	if sh := f.sched.hosts[host]; sh != nil && sh.group != nil && f.sched.ipDelay > 0 {
+		d = max(d, f.sched.ipDelay*time.Duration(max(sh.group.hosts, 1)))
+	}
+	return h.Budget(f.policy, d, now)
+}
+
+// leaveSchedule takes rec off the recheck schedule (see Unqueued). A page
+// that was queued for its recheck, so counted in its host's histogram,
+// and is not recheckable now (a scope rule or accept_types skipped it)
+// leaves the histogram too: else its host's budget would keep being
+// shared with a page never checked again.
+func (f *Frontier[H]) leaveSchedule(rec *storage.URLRecord, now time.Time) {
+	if f.recrawl > 0 && rec.NextCheck.Equal(storage.CheckQueued) && !rec.Recheckable() &&
+		(!rec.FetchedAt.IsZero() || !rec.CheckedAt.IsZero()) {
+		if h := f.freshHosts[urlnorm.Authority(rec.URL)]; h != nil {
+			h.Remove(stats(rec).RateOr(f.prior(rec, now)))
+		}
+	}
+	Unqueued(rec)
 }
 
 // policyName is the schedule's setting as the state file keeps it (see
@@ -96,7 +125,7 @@ func (f *Frontier[H]) saveFresh(host string, r *storage.HostRecord, now time.Tim
 	}
 	r.Rates = append(r.Rates[:0], h.Counts[:]...)
 	r.NewPerDay, r.NewAt = h.NewRate*86400, h.NewAt
-	mu := h.Mu(f.policy, h.Budget(f.policy, f.sched.Interval(host), now))
+	mu := h.Mu(f.policy, f.recheckBudget(h, host, now))
 	fr, mean := h.Expected(f.policy, mu)
 	r.Freshness, r.MeanIntervalS = fr, mean.Seconds()
 }

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -217,5 +218,90 @@ func TestSweepSpendsTheWholeHostsBudget(t *testing.T) {
 	}
 	if !first.Equal(last) || first.Sub(t0) < 7*24*time.Hour {
 		t.Errorf("first page swept due %v, last %v: want both the same, a week or more after their fetch", first.Sub(t0), last.Sub(t0))
+	}
+}
+
+// TestRecheckBudgetFollowsTheDelayInForce: a host's recheck budget is
+// what its delay in force lets through, not its floor: a host whose time
+// to first byte triples its delay gets a third of the budget, and a host
+// sharing its IP with another under ip_delay gets its share of the
+// group's spacing.
+func TestRecheckBudgetFollowsTheDelayInForce(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := New[int](Options{Recrawl: 24 * time.Hour, Freshness: adaptivePolicy, IPDelay: 2 * time.Second,
+		Delays: DelayPolicy{Default: time.Second, Max: time.Minute, LatencyFactor: 10},
+		Now:    func() time.Time { return t0 }})
+	for _, h := range []string{"floor.test", "slow.test", "shared1.test", "shared2.test"} {
+		f.meet(h, t0)
+	}
+	f.sched.Observe("slow.test", 300*time.Millisecond, t0) // 10 × 300ms: 3s
+	f.sched.SetGroup("shared1.test", "192.0.2.1", t0)
+	f.sched.SetGroup("shared2.test", "192.0.2.1", t0) // 2 hosts × 2s ip_delay: 4s each
+	budget := func(host string) float64 { return f.recheckBudget(f.fresh(host), host, t0) }
+	base := budget("floor.test")
+	for _, c := range []struct {
+		host string
+		want float64 // of the floor's budget
+	}{
+		{"slow.test", 1.0 / 3},
+		{"shared1.test", 1.0 / 4},
+	} {
+		if got := budget(c.host) / base; math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: budget %.3f of a host at its 1s floor, want %.3f", c.host, got, c.want)
+		}
+	}
+}
+
+// TestPageLeavingTheScheduleLeavesTheHistogram: a page queued for its
+// recheck and then skipped (a new scope rule at dispatch, a type
+// accept_types refuses) is no longer counted in its host's histogram; one
+// disallowed now, which stays on the schedule, still is.
+func TestPageLeavingTheScheduleLeavesTheHistogram(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		state   storage.State
+		settled bool // decided without a request (SettleSchedule), else after one (ScheduleCheck)
+		want    int
+	}{
+		{"skipped at dispatch", storage.Skipped, true, 2},
+		{"skipped after its headers", storage.Skipped, false, 2},
+		{"disallowed now", storage.Disallowed, true, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := mustDB(t)
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			f := freshFrontier(t, db, adaptivePolicy, t0)
+			sweepAll(t, db, f, t0)
+			for i := range 3 {
+				checkPage(t, db, f, fmt.Sprintf("http://a.test/%d", i), 1, t0)
+			}
+			if n := f.freshHosts["a.test"].Pages(); n != 3 {
+				t.Fatalf("histogram holds %d pages, want 3", n)
+			}
+			at := t0.Add(48 * time.Hour)
+			if err := db.Update(func(tx *storage.Tx) error {
+				rec, err := tx.GetURL("http://a.test/0")
+				if err != nil {
+					return err
+				}
+				prev := rec.State
+				rec.NextCheck = storage.CheckQueued // queued for its recheck
+				rec.State = c.state
+				if c.settled {
+					err = f.SettleSchedule(tx, rec, at)
+				} else {
+					err = f.ScheduleCheck(tx, rec, at)
+				}
+				if err != nil {
+					return err
+				}
+				return tx.PutURL(rec, prev)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if n := f.freshHosts["a.test"].Pages(); n != c.want {
+				t.Errorf("histogram holds %d pages, want %d", n, c.want)
+			}
+		})
 	}
 }

@@ -367,8 +367,22 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	h.failures, h.lastError, h.stopped = r.Failures, r.LastError, r.Paused
 	h.queued = queued
 	s.Hold(host, r.HoldUntil, now)
+	if !last.IsZero() {
+		s.keepSpacing(h, last.Add(iv), now)
+	}
 	s.SetGroup(host, r.IP, now)
 	s.update(h, now)
+}
+
+// keepSpacing holds h until until: its last request before a restart plus
+// the interval it was spaced by then. A delay lowered across the restart
+// (a hosts: min_delay, a robots.txt applied again, see SetDelays) counts
+// from the second request on: the site never sees the first one sooner
+// after the last than it was promised before the stop.
+func (s *Scheduler) keepSpacing(h *Host, until, now time.Time) {
+	if until.After(now) && until.After(h.hold) {
+		h.hold, h.holdWhy = until, WhyBeforeRestart
+	}
 }
 
 // QueuedTotal is the number of queued URLs over all hosts.

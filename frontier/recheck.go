@@ -25,7 +25,7 @@ func Unqueued(rec *storage.URLRecord) {
 // allows it again; any other leaves the schedule.
 func (f *Frontier[H]) SettleSchedule(tx *storage.Tx, rec *storage.URLRecord, now time.Time) error {
 	if rec.State != storage.Disallowed || rec.FetchedAt.IsZero() {
-		Unqueued(rec)
+		f.leaveSchedule(rec, now)
 		return nil
 	}
 	rec.ForgetResponse()
@@ -39,7 +39,7 @@ func (f *Frontier[H]) SettleSchedule(tx *storage.Tx, rec *storage.URLRecord, now
 // NextCheck is stale.
 func (f *Frontier[H]) ScheduleCheck(tx *storage.Tx, rec *storage.URLRecord, now time.Time) error {
 	if f.recrawl <= 0 || !rec.Recheckable() {
-		Unqueued(rec)
+		f.leaveSchedule(rec, now)
 		return nil
 	}
 	at := now.Add(f.interval(rec, now)).Round(0)

@@ -285,6 +285,11 @@ func (t *Tx) Body(url string) ([]byte, error) {
 	return b, nil
 }
 
+// HasBody reports whether a body is stored for url, without reading it.
+func (t *Tx) HasBody(url string) bool {
+	return t.b(bucketBodies).Get([]byte(url)) != nil
+}
+
 // ForEachURL calls fn for every record, in key order.
 func (t *Tx) ForEachURL(fn func(r *URLRecord) error) error {
 	return t.b(bucketURLs).ForEach(func(k, v []byte) error {

@@ -104,6 +104,11 @@ func (p *scopeFile) readHosts(n *yaml.Node) {
 				continue
 			}
 			o.MinDelay, _ = time.ParseDuration(e.MinDelay)
+			if o.MinDelay <= 0 {
+				// 0 would read as not set, a negative as no spacing at all.
+				p.problems = append(p.problems, fmt.Errorf("%s.min_delay: %s must be more than 0 (leave it out to use politeness.default_delay)", key, e.MinDelay))
+				continue
+			}
 		}
 		p.overrides[host] = o
 	}

@@ -24,6 +24,8 @@ func TestPolicyErrorsNameTheKeyAndTheRule(t *testing.T) {
 		{"hosts:\n  partner.example.com:\n    min_delay: 10s\n", "hosts.partner.example.com: partner.example.com is out of scope"},
 		{"hosts:\n  docs.example.org:\n    min_delay: 10\n", "hosts.docs.example.org.min_delay: 10 has no unit"},
 		{"hosts:\n  docs.example.org:\n    min_delay: 10ms\n", "hosts.docs.example.org.min_delay: 10ms is below the 100ms floor"},
+		{"hosts:\n  docs.example.org:\n    min_delay: -5s\n", "hosts.docs.example.org.min_delay: -5s must be more than 0"},
+		{"hosts:\n  docs.example.org:\n    min_delay: 0s\n", "hosts.docs.example.org.min_delay: 0s must be more than 0"},
 		{"hosts:\n  docs.example.org:\n    max_page: 10\n", "hosts.docs.example.org: unknown key max_page"},
 		{"hosts:\n  docs.example.org:\n    max_pages: -1\n", "hosts.docs.example.org.max_pages"},
 		{"hosts: [a]\n", "hosts: must map host names"},

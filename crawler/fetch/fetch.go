@@ -186,6 +186,9 @@ type Request struct {
 	URL          string
 	ETag         string
 	LastModified string
+	// Control marks a file the crawler reads to obey a site (tdmrep.json):
+	// AcceptTypes never cuts it, or the site's terms would go unread.
+	Control bool
 }
 
 // Response is what came back. Body holds at most Options.MaxBody bytes.
@@ -241,7 +244,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		out.Location = resolveLocation(r.URL, resp.Header.Get("Location"))
 	}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 && !accepted(f.opts.AcceptTypes, out.ContentType) {
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 && !r.Control && !accepted(f.opts.AcceptTypes, out.ContentType) {
 		out.Unaccepted = true
 		out.Duration = f.opts.Now().Sub(start)
 		return out, nil

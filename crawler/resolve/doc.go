@@ -21,5 +21,15 @@
 // a crawl worker nor the other hosts' lookups. A name with several
 // addresses is answered with the first one the system lists (Go sorts
 // them by RFC 6724, reachable families first); the host's requests all go
-// there until the answer expires.
+// there until the answer expires. The others are not tried when the first
+// refuses the connection (Go's own dialer would try them): the request
+// fails and is retried as any connect error is.
+//
+// When a host's answer changes, the Fetcher's idle connection to the old
+// address can still be reused for it: http.Transport keys its pool by the
+// URL's host and port, not by the address dialed, so the request reaches
+// the old server while the frontier counts it in the new address's IP
+// group. Each reuse renews the connection's idle timeout (90s), so a host
+// crawled steadily keeps it until the server closes it. Keying the pool
+// by address (a transport per IP group) would end that; not done yet.
 package resolve
