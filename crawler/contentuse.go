@@ -3,11 +3,8 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/crawler/contentuse"
-	"github.com/politecrawl/politecrawl/crawler/extract"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/storage"
@@ -111,31 +108,6 @@ func (c *siteRules) applyTDMRep(fetchCtx context.Context, r result) {
 	}
 }
 
-// responseUse combines a response's content-use signals with its URL's
-// robots.txt ones (fromRobots, read at dispatch), and says whether the
-// declared purpose may store it. Statements are ordered by where they
-// come from, so the source a use shows is the first that decided it.
-func responseUse(purpose, agent string, fromRobots []contentuse.Statement, resp *fetch.Response, page *extract.Page) (contentuse.Uses, *contentuse.Refusal) {
-	stmts := append([]contentuse.Statement(nil), fromRobots...)
-	h := resp.Header
-	if v := h.Values("Content-Usage"); len(v) > 0 {
-		// Field lines of a structured field combine with commas (RFC 9651 4.2).
-		stmts = append(stmts, contentuse.ParseContentUsage(strings.Join(v, ", "), "header Content-Usage"))
-	}
-	stmts = append(stmts, contentuse.ParseTDM(h.Get("Tdm-Reservation"), h.Get("Tdm-Policy"), "header tdm-reservation"))
-	stmts = append(stmts, contentuse.FromDirectives(extract.Header(h, agent).Other, "header X-Robots-Tag"))
-	if page != nil {
-		stmts = append(stmts, contentuse.ParseTDM(page.TDM.Reservation, page.TDM.Policy, "meta tdm-reservation"))
-		stmts = append(stmts, contentuse.FromDirectives(page.Directives.Other, "meta robots"))
-	}
-	uses := contentuse.Combine(stmts)
-	image := strings.HasPrefix(strings.ToLower(resp.ContentType), "image/")
-	if r, refused := uses.Refuses(purpose, image); refused {
-		return uses, &r
-	}
-	return uses, nil
-}
-
 // refuseUnchanged applies a 304's content-use signals to the record it
 // confirms: its headers (and the site's robots.txt and tdmrep.json, as
 // they are now) may refuse the declared purpose though the page did not
@@ -146,47 +118,12 @@ func refuseUnchanged(tx *storage.Tx, rec *storage.URLRecord, r result) error {
 	if r.refusal == nil {
 		return nil
 	}
-	rec.ContentUse = storedUse(r.uses)
+	rec.ContentUse = contentuse.StoredUse(r.uses)
 	rec.Title, rec.Error = "", notStoredReason(r.refusal)
 	if err := tx.DeleteBody(rec.URL); err != nil {
 		return fmt.Errorf("drop refused body of %s: %w", rec.URL, err)
 	}
 	return nil
-}
-
-// storedUse is uses as the URL's record keeps them: only the uses a signal
-// spoke of (the export shows the other known uses as unspecified), so a
-// page without signals costs its record nothing.
-func storedUse(uses contentuse.Uses) map[string]storage.ContentUse {
-	var out map[string]storage.ContentUse
-	for name, u := range uses {
-		if u.Value == contentuse.Unspecified {
-			continue
-		}
-		if out == nil {
-			out = map[string]storage.ContentUse{}
-		}
-		out[name] = storage.ContentUse{Value: u.Value.String(), Source: u.Source}
-	}
-	return out
-}
-
-// useMetadata is the WARC metadata record's part on content use: the
-// declared purpose, each use a signal spoke of, and a refusal.
-func useMetadata(purpose string, uses contentuse.Uses, refusal *contentuse.Refusal) []archive.Field {
-	var f []archive.Field
-	if purpose != "" {
-		f = append(f, archive.Field{Name: "purpose", Value: purpose})
-	}
-	for _, part := range strings.Split(uses.String(), "; ") {
-		if part != "" {
-			f = append(f, archive.Field{Name: "content-use", Value: part})
-		}
-	}
-	if refusal != nil {
-		f = append(f, archive.Field{Name: "content-use-refused", Value: refusal.String() + ": fetched, not stored"})
-	}
-	return f
 }
 
 // notStoredReason is why a response refused by its signals has no body

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
@@ -142,7 +143,7 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 	}
 	// Compiled again even when unchanged: the rules' lines in the file
 	// may have moved.
-	changed := !sameStrings(l.Scope, c.cfg.Scope) || !sameStrings(l.Seeds, c.cfg.Seeds) || !sameRules(l.Rules, c.cfg.Rules)
+	changed := !slices.Equal(l.Scope, c.cfg.Scope) || !slices.Equal(l.Seeds, c.cfg.Seeds) || !sameRules(l.Rules, c.cfg.Rules)
 	old := c.cfg
 	c.cfg.Scope, c.cfg.Seeds, c.cfg.Rules = l.Scope, l.Seeds, l.Rules
 	s, err := c.scope()
@@ -189,18 +190,6 @@ func (c *robotsOutcomes) reapplyDelays(now time.Time) {
 func sameRules(a, b scope.Config) bool {
 	a.Where, b.Where = nil, nil
 	return reflect.DeepEqual(a, b)
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // AddSeedsOffline is AddSeeds for a crawl that is not running: the seeds

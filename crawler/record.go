@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/frontier"
@@ -187,7 +188,7 @@ func (c *urlWriter) fetchedRecord(rec *storage.URLRecord, r result) []frontier.C
 			}
 		}
 	}
-	rec.ContentUse = storedUse(r.uses)
+	rec.ContentUse = contentuse.StoredUse(r.uses)
 	switch {
 	case r.refusal != nil:
 		// Fetched, not stored: no body, no title (see responseUse).

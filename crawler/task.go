@@ -212,7 +212,7 @@ func (p *pool) run(t task) (r result) {
 	} else if resp.Status >= 200 && resp.Status < 300 {
 		r.parsed = &extract.Page{Links: []string{}, Directives: extract.Header(resp.Header, p.cfg.Agent)}
 	}
-	r.uses, r.refusal = responseUse(p.cfg.Purpose, p.cfg.Agent, t.useSite, resp, r.parsed)
+	r.uses, r.refusal = contentuse.ResponseUse(p.cfg.Purpose, p.cfg.Agent, t.useSite, resp, r.parsed)
 	if r.parsed != nil {
 		pl := normaliseLinks(r.parsed, p.cfg.MaxLinksPerPage)
 		r.links = &pl

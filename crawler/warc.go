@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -69,7 +70,7 @@ func (p *pool) archiveExchange(r *result, capt *fetch.Capture) {
 		if r.refusal != nil {
 			ex.NoArchive = notStoredReason(r.refusal) + ": no request or response record"
 		}
-		ex.Metadata = append(pageMetadata(r), useMetadata(p.cfg.Purpose, r.uses, r.refusal)...)
+		ex.Metadata = append(pageMetadata(r), contentuse.Metadata(p.cfg.Purpose, r.uses, r.refusal)...)
 	}
 	w, err := p.cfg.Archive.Write(ex)
 	r.archived, r.archiveErr = &w, err
