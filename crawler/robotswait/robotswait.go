@@ -105,6 +105,13 @@ func (c *Notice) only(now time.Time) (waits []wait, ok bool) {
 	if others {
 		return nil, false
 	}
-	slices.SortFunc(waits, func(a, b wait) int { return a.retryAt.Compare(b.retryAt) })
+	// By retry time, then by name: the frontier lists hosts in no fixed
+	// order, and the same waits must read the same to be said once.
+	slices.SortFunc(waits, func(a, b wait) int {
+		if c := a.retryAt.Compare(b.retryAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.host, b.host)
+	})
 	return waits, len(waits) > 0
 }
