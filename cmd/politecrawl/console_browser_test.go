@@ -178,7 +178,7 @@ http:
 	// robots.txt given up on for now, hostile's page fetched.
 	waitUntil(t, "the hosts' states", 20*time.Second, func() bool {
 		var st status.Status
-		api := crawlAPI{filepath.Join(dir, "state.db"), listen}
+		api := crawlAPI{state: filepath.Join(dir, "state.db"), listen: listen}
 		if api.getJSON("/status", &st) != nil {
 			return false
 		}

@@ -76,11 +76,18 @@ func serveSocket(state string, h http.Handler, log *slog.Logger) (stop func(), e
 // control socket, else through http.listen.
 type crawlAPI struct {
 	state, listen string
+	token         string // http.token: sent to http.listen (the socket needs none)
+}
+
+// apiOf is the API of the crawl running on cfg's state file.
+func apiOf(cfg *Config) crawlAPI {
+	return crawlAPI{state: cfg.State, listen: cfg.HTTP.Listen, token: cfg.HTTP.Token}
 }
 
 func (a crawlAPI) clients() []struct {
 	client *http.Client
 	base   string
+	token  string
 } {
 	sock := controlSocket(a.state)
 	unix := &http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{
@@ -92,12 +99,14 @@ func (a crawlAPI) clients() []struct {
 	out := []struct {
 		client *http.Client
 		base   string
-	}{{unix, "http://politecrawl"}}
+		token  string
+	}{{unix, "http://politecrawl", ""}}
 	if a.listen != "" {
 		out = append(out, struct {
 			client *http.Client
 			base   string
-		}{daemonClient, "http://" + a.listen})
+			token  string
+		}{daemonClient, "http://" + a.listen, a.token})
 	}
 	return out
 }
@@ -113,6 +122,9 @@ func (a crawlAPI) do(method, path, contentType string, body []byte) (*http.Respo
 		}
 		if contentType != "" {
 			req.Header.Set("Content-Type", contentType)
+		}
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
 		}
 		resp, err := c.client.Do(req)
 		if err == nil {

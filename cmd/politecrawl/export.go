@@ -99,7 +99,7 @@ func writeFileAtomic(path string, fill func(io.Writer) error) error {
 func export(cfg *Config, w io.Writer) error {
 	db, err := openForReading(cfg.State)
 	if errors.Is(err, storage.ErrLocked) {
-		return exportFromCrawl(crawlAPI{cfg.State, cfg.HTTP.Listen}, w)
+		return exportFromCrawl(apiOf(cfg), w)
 	}
 	if err != nil {
 		return err

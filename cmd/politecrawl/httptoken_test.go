@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,5 +79,42 @@ func TestRequireToken(t *testing.T) {
 		if rec.Code != c.want {
 			t.Errorf("step %d: %s to %s with %q (token %q, %s): HTTP %d, want %d", i, c.method, c.host, c.auth, c.token, c.site, rec.Code, c.want)
 		}
+	}
+}
+
+// TestAPIFallbackSendsToken: when the control socket beside the state file
+// does not answer, `seed`, `status` and `why` reach the crawl through
+// http.listen, and a change sent that way carries http.token (it was
+// refused with 401 before: the fallback sent no token).
+func TestAPIFallbackSendsToken(t *testing.T) {
+	const token = "0123456789abcdef0123"
+	var got int
+	srv := httptest.NewServer(requireToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got++
+		w.WriteHeader(http.StatusOK)
+	}), token))
+	defer srv.Close()
+	listen := strings.TrimPrefix(srv.URL, "http://")
+	state := filepath.Join(t.TempDir(), "state.db") // no crawl: its socket does not answer
+	for _, c := range []struct {
+		token string
+		want  int
+	}{{token, http.StatusOK}, {"", http.StatusUnauthorized}, {"wrong-token-0123456", http.StatusUnauthorized}} {
+		resp, err := crawlAPI{state: state, listen: listen, token: c.token}.do("POST", "/seeds", "application/json", []byte(`{"urls":[]}`))
+		if err != nil {
+			t.Fatalf("token %q: %v", c.token, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("token %q: HTTP %d, want %d", c.token, resp.StatusCode, c.want)
+		}
+	}
+	if got != 1 {
+		t.Errorf("the crawl took %d changes, want 1 (only the one with the token)", got)
+	}
+	cfg := &Config{State: state}
+	cfg.HTTP.Listen, cfg.HTTP.Token = listen, token
+	if a := apiOf(cfg); a.token != token || a.listen != listen || a.state != state {
+		t.Errorf("apiOf = %+v, want the config's state, listen and token", a)
 	}
 }

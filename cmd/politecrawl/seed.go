@@ -73,7 +73,7 @@ func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedRes
 	db, err := storage.Open(cfg.State, storage.Options{Timeout: 300 * time.Millisecond})
 	if errors.Is(err, storage.ErrLocked) {
 		body, _ := json.Marshal(SeedRequest{URLs: urls})
-		resp, err := crawlAPI{cfg.State, cfg.HTTP.Listen}.do("POST", "/seeds", "application/json", body)
+		resp, err := apiOf(cfg).do("POST", "/seeds", "application/json", body)
 		if err != nil {
 			return nil, err
 		}

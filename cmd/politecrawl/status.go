@@ -65,7 +65,7 @@ func getStatus(cfg *Config) (*status.Status, error) {
 	db, err := openForReading(cfg.State)
 	if errors.Is(err, storage.ErrLocked) {
 		var st status.Status
-		api := crawlAPI{cfg.State, cfg.HTTP.Listen}
+		api := apiOf(cfg)
 		if err := api.getJSON("/status", &st); err != nil {
 			return nil, err
 		}

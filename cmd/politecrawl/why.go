@@ -81,7 +81,7 @@ func whyAsker(cfg *Config) (ask func(string) (crawler.Why, error), done func(), 
 func openWhy(cfg *Config, state string) (ask func(string) (crawler.Why, error), done func(), err error) {
 	db, err := storage.Open(state, storage.Options{Timeout: 300 * time.Millisecond})
 	if errors.Is(err, storage.ErrLocked) {
-		api := crawlAPI{cfg.State, cfg.HTTP.Listen}
+		api := apiOf(cfg)
 		return func(u string) (crawler.Why, error) { return whyFromCrawl(api, u) }, func() {}, nil
 	}
 	if err != nil {
