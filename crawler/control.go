@@ -173,17 +173,56 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 	return changes, nil
 }
 
-// reapplyDelays recomputes every host's spacing from its robots.txt.
+// reapplyDelays recomputes every host's spacing from its robots.txt (at
+// a restart and a reload): hostRules of each host.
 func (c *robotsOutcomes) reapplyDelays(now time.Time) {
-	rules := map[string]*robots.Robots{}
-	c.robots.Each(func(origin string, o *robotscache.Origin) {
-		host := urlnorm.Authority(origin)
-		if o.Rules() != nil && rules[host] == nil {
-			rules[host] = o.Rules()
+	hosts := map[string]bool{}
+	c.robots.Each(func(origin string, _ *robotscache.Origin) { hosts[urlnorm.Authority(origin)] = true })
+	rules := make(map[string]*robots.Robots, len(hosts))
+	for host := range hosts {
+		if r := c.hostRules(host, now); r != nil {
+			rules[host] = r
 		}
-	})
+	}
 	c.front.SetDelays(c.cfg.delayPolicy(),
 		func(host string) *robots.Robots { return rules[host] }, c.cfg.Agent, now)
+}
+
+// hostRules is the robots.txt that sets host's spacing: of its origins
+// (http and https share a host), the one asking for the slowest pace, so
+// no origin's Crawl-delay or Request-rate is undercut by the other's; the
+// last good copy stands in for a file that is unreachable. nil: none
+// known.
+func (c *robotsOutcomes) hostRules(host string, now time.Time) *robots.Robots {
+	var best *robots.Robots
+	var slowest time.Duration
+	for _, scheme := range [...]string{"http://", "https://"} {
+		o := c.robots.Lookup(scheme + host)
+		if o == nil {
+			continue
+		}
+		r := o.Rules()
+		if r == nil {
+			r = o.GoodCopy(now)
+		}
+		if r == nil {
+			continue
+		}
+		if d := pace(r, c.cfg.Agent); best == nil || d > slowest {
+			best, slowest = r, d
+		}
+	}
+	return best
+}
+
+// pace is the spacing r asks of agent: the larger of its Crawl-delay and
+// its Request-rate's interval.
+func pace(r *robots.Robots, agent string) time.Duration {
+	d, _ := r.CrawlDelay(agent)
+	if rate, ok := r.RequestRate(agent); ok {
+		d = max(d, rate.Interval())
+	}
+	return d
 }
 
 // sameRules compares two sets of scope rules, Where aside.

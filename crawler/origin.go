@@ -133,7 +133,11 @@ func (c *robotsOutcomes) recordRobots(tx *storage.Tx, r result, appliedEarlier b
 	log := c.log.With("host", host, "origin", origin)
 	switch {
 	case u.GoodCopy:
-		// Keep crawling by the last good copy; try again later.
+		// Keep crawling by the last good copy (its pace too: after a
+		// restart nothing else set it); try again later.
+		if r := c.hostRules(host, now); r != nil {
+			c.front.ApplyRobots(host, r, c.cfg.Agent, now)
+		}
 		log.Warn("robots.txt unreachable; using the last good copy", "reason", o.Reason(), "good_copy_from", o.GoodAt(), "retry_in", u.Wait)
 	case u.GaveUp:
 		log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.Reason(), "attempts", o.Attempts())
@@ -176,7 +180,11 @@ func (c *robotsOutcomes) applyRobots(r result, now time.Time) {
 	}
 	c.cfg.Metrics.Robots(rr.Outcome.String())
 	o := c.robots.Apply(origin, *rr, started)
-	c.front.ApplyRobots(host, o.Rules(), c.cfg.Agent, now)
+	rules := c.hostRules(host, now)
+	if rules == nil {
+		rules = o.Rules()
+	}
+	c.front.ApplyRobots(host, rules, c.cfg.Agent, now)
 	c.log.Info("robots.txt", "host", host, "origin", origin, "outcome", rr.Outcome.String(), "status", rr.Status,
 		"interval", c.front.Interval(host))
 	c.front.Wake(host, now)

@@ -51,6 +51,18 @@ func (o *Origin) Reason() string { return o.reason }
 // GoodAt is when the last good copy was fetched (zero if none).
 func (o *Origin) GoodAt() time.Time { return o.goodAt }
 
+// GoodCopy is the origin's last good robots.txt while it is under
+// GoodCopyMaxAge old at now (what stands in for a file that has become
+// unreachable), or nil. A restored origin whose file was unreachable has
+// no rules until it is fetched again, but its good copy still says how
+// slowly its host must be asked.
+func (o *Origin) GoodCopy(now time.Time) *robots.Robots {
+	if o.goodBody == nil || now.Sub(o.goodAt) >= GoodCopyMaxAge {
+		return nil
+	}
+	return robots.Parse(o.goodBody)
+}
+
 // Attempts counts consecutive unreachable fetches.
 func (o *Origin) Attempts() int { return o.attempts }
 
