@@ -150,6 +150,13 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 				return err
 			}
 		}
+	} else if p.Status < 200 || p.Status >= 300 {
+		// A 4xx (or a redirect) on a recheck: the page's old body and
+		// title no longer stand for what the URL answers.
+		rec.Title = ""
+		if err := tx.DeleteBody(rec.URL); err != nil {
+			return err
+		}
 	}
 	return c.urls.finish(tx, rec, t, storage.Fetched, rec.Error)
 }

@@ -733,3 +733,51 @@ func TestRecheckAfterRefusalLiftedStoresBody(t *testing.T) {
 		return nil
 	})
 }
+
+// TestRecheckGoneDropsOldBody: a page fetched with a body that answers
+// 410 on its recheck keeps neither its old body nor its old title beside
+// the new record (both stayed: the body was dropped only for parsed pages).
+func TestRecheckGoneDropsOldBody(t *testing.T) {
+	w := crawltest.NewWeb()
+	defer w.Close()
+	h := w.AddHost("h", map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n"},
+		"/":           {Body: `<title>Root</title>hello`},
+	})
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	cfg := testConfig(h.URL("/"))
+	cfg.DefaultDelay, cfg.Recrawl = 20*time.Millisecond, 300*time.Millisecond
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	for h.Count("/") < 1 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.SetPage("/", &crawltest.Page{Status: 410, Body: "gone"})
+	for !statusSeen(h, "/", 410) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cancel()
+	<-done
+	db.View(func(tx *storage.Tx) error {
+		rec, _ := tx.GetURL(h.URL("/"))
+		if rec == nil || rec.Status != 410 {
+			t.Fatalf("record %+v, want the recheck's HTTP 410", rec)
+		}
+		if rec.Title != "" {
+			t.Errorf("record says HTTP 410 but keeps the old title %q", rec.Title)
+		}
+		if tx.HasBody(rec.URL) {
+			b, _ := tx.Body(rec.URL)
+			t.Errorf("record says HTTP 410 but the state file still holds the old body %q", b)
+		}
+		return nil
+	})
+}
