@@ -53,7 +53,7 @@ func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll b
 			seeds = append(seeds, h.URL("/"))
 		}
 	}
-	var total time.Duration
+	var total, cpu time.Duration
 	var commits uint64
 	for b.Loop() {
 		db, err := storage.Open(filepath.Join(b.TempDir(), "bench.db"), storage.Options{NoBackup: true})
@@ -70,12 +70,13 @@ func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll b
 		if err != nil {
 			b.Fatal(err)
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), processCPU()
 		stopWatching := watchStatus(b, c, watch)
 		if err := c.Run(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)
+		cpu += processCPU() - cpu0
 		stopWatching()
 		commits += c.commits.Gen()
 		var n int
@@ -88,4 +89,7 @@ func benchCrawl(b *testing.B, hosts, pages int, latency time.Duration, seedAll b
 	b.ReportMetric(float64(hosts*pages*b.N)/total.Seconds(), "pages/s")
 	// Group commit at work: how many pages one commit (two fsyncs) records.
 	b.ReportMetric(float64(hosts*pages*b.N)/float64(commits), "pages/commit")
+	// The process's CPU per page, the web's in-process servers included
+	// (the same for any crawler of this web: make compare's measure).
+	b.ReportMetric(float64(cpu.Microseconds())/float64(hosts*pages*b.N), "cpu_us/page")
 }
