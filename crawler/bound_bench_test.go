@@ -64,13 +64,37 @@ func BenchmarkBound2000Hosts(b *testing.B) {
 // hosts at the default delay of 1 s whose servers take 100 ms to answer
 // each request (robots.txt and 7 pages each, 40,000 requests; with 1,024
 // workers some 500 are open at once). The same figures as
-// BenchmarkBound2000Hosts, and the CPU the crawl's process used per
-// request (cpu_us/req: the web's own process is not counted).
+// BenchmarkBound2000Hosts, the CPU the crawl's process used per request
+// (cpu_us/req: the web's own process is not counted; web_cpu_us/req is
+// that process's, on the same two cores) and the ceiling the workers set
+// (see boundSpec.ceiling: 0.933 with 1,024). POLITECRAWL_BOUND_WORKERS
+// changes the number of workers.
 func BenchmarkBound5000Hosts(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a 5,000-host crawl of at least 7 s")
 	}
-	benchBound(b, boundSpec{hosts: 5000, pages: 7, delay: time.Second, think: 100 * time.Millisecond, workers: 1024})
+	workers := 1024
+	if s := os.Getenv("POLITECRAWL_BOUND_WORKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("POLITECRAWL_BOUND_WORKERS=%q", s)
+		}
+		workers = n
+	}
+	benchBound(b, boundSpec{hosts: 5000, pages: 7, delay: time.Second, think: 100 * time.Millisecond, workers: workers})
+}
+
+// ceiling is the most bound/wall any crawler with spec.workers concurrent
+// requests can reach on the bound web: every host's first request
+// (robots.txt) takes a worker for the server's think time, so the last of
+// them cannot start before (hosts-1)/workers rounds of it have ended, and
+// that host's last request ends pages delays and one think time later.
+// With 5,000 hosts, 1,024 workers and 100 ms servers: 7 s / 7.5 s = 0.933;
+// 0.95 needs at least 1,667 workers (two rounds before the last).
+func (spec boundSpec) ceiling() float64 {
+	bound := time.Duration(spec.pages) * spec.delay
+	rounds := time.Duration((spec.hosts - 1) / spec.workers)
+	return bound.Seconds() / (bound + rounds*spec.think + spec.think).Seconds()
 }
 
 // boundSpec is a bound web and the crawl of it.
@@ -172,6 +196,7 @@ func benchBound(b *testing.B, spec boundSpec) {
 		}
 	}
 	per := wall / time.Duration(b.N)
+	b.ReportMetric(spec.ceiling(), "ceiling")
 	b.ReportMetric(float64(requests)/float64(b.N), "requests")
 	b.ReportMetric(per.Seconds(), "wall_s")
 	b.ReportMetric(bound.Seconds()/per.Seconds(), "bound/wall")
@@ -191,6 +216,9 @@ func benchBound(b *testing.B, spec boundSpec) {
 	b.ReportMetric(float64(minGap.Milliseconds()), "min_gap_ms")
 	if requests > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(requests), "cpu_us/req")
+		// The web's process shares the two cores: what it used while
+		// serving, per request, is CPU the crawl could not have.
+		b.ReportMetric(float64(web.cpu.Microseconds())/float64(requests), "web_cpu_us/req")
 	}
 }
 
@@ -211,7 +239,8 @@ func TestMain(m *testing.M) {
 
 // serveBoundWeb serves hosts trees of pages pages each, on loopback: it
 // writes one line per host (its base URL), then "ready", serves until in
-// is closed, and then writes every host's request log as JSON.
+// is closed, and then writes the CPU it used while serving ("cpu NS") and
+// every host's request log as JSON.
 func serveBoundWeb(spec string, in io.Reader, out io.Writer) error {
 	var hosts, pages int
 	var think time.Duration
@@ -229,7 +258,12 @@ func serveBoundWeb(spec string, in io.Reader, out io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	cpu0 := processCPU()
 	io.Copy(io.Discard, in) // until the crawl is over
+	fmt.Fprintf(bw, "cpu %d\n", processCPU()-cpu0)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
 	logs := map[string][]crawltest.Request{}
 	for _, h := range w.Hosts() {
 		logs[h.Name] = h.Log()
@@ -243,6 +277,7 @@ type boundWeb struct {
 	in           io.WriteCloser
 	out          *bufio.Reader
 	scope, seeds []string
+	cpu          time.Duration // the web's CPU while serving, once logs returned
 }
 
 func startBoundWeb(hosts, pages int, think time.Duration) (*boundWeb, error) {
@@ -289,6 +324,13 @@ func startBoundWeb(hosts, pages int, think time.Duration) (*boundWeb, error) {
 // order they started.
 func (w *boundWeb) logs() (map[string][]crawltest.Request, error) {
 	w.in.Close()
+	line, err := w.out.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("read the web's CPU: %w", err)
+	}
+	if _, err := fmt.Sscanf(line, "cpu %d", &w.cpu); err != nil {
+		return nil, fmt.Errorf("read the web's CPU from %q: %w", line, err)
+	}
 	logs := map[string][]crawltest.Request{}
 	if err := json.NewDecoder(w.out).Decode(&logs); err != nil {
 		return nil, fmt.Errorf("read the web's logs: %w", err)
