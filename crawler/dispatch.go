@@ -36,7 +36,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 		}
 		if send {
 			t.claim, t.notifySent = cl.ID, cl.NotifySent
-			t.addr = fetch.Address{Host: cl.Host, IP: cl.IP, Err: cl.LookupErr}
+			t.addr = fetch.Address{Host: cl.Host, IP: cl.IP, Others: cl.OtherIPs, Err: cl.LookupErr}
 			t.keepBody = c.front.StoreBodies(t.host, c.cfg.StoreBodies)
 			t.noWARC = !c.front.Archives(t.host, true)
 			// Registered here, not when a worker starts it: a task may

@@ -35,7 +35,7 @@ func (c *hostLookups) resolved(a resolve.Answer) {
 	if a.Err != nil {
 		c.log.Info("host name lookup failed", "host", a.Host, "error", a.Err.Error())
 	}
-	c.front.Resolved(a.Host, a.IP, a.Err, a.Until, c.now())
+	c.front.Resolved(a.Host, a.IP, a.Others, a.Err, a.Until, c.now())
 }
 
 // busy reports whether lookups are asked or waiting to be.

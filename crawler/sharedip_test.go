@@ -124,6 +124,43 @@ func TestSharedIPDelayFromTheFirstRequest(t *testing.T) {
 	})
 }
 
+// TestNextAddressWhenTheFirstRefuses: a name with two addresses, the
+// first of which refuses connections (127.0.0.2: nothing listens there),
+// is crawled through the second, every page once. Before, every request
+// went to the first address and failed until the answer expired.
+func TestNextAddressWhenTheFirstRefuses(t *testing.T) {
+	web := crawltest.NewWeb()
+	defer web.Close()
+	h := web.AddTree("h", 3, "User-agent: *\nAllow: /\n", 0)
+	cfg := testConfig(named(h, "h", "/"))
+	cfg.Scope = []string{strings.TrimSuffix(strings.TrimPrefix(named(h, "h", ""), "http://"), "/")}
+	cfg.Lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	cfg.RobotsRetryBase = time.Minute // a retry would hang the test
+	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v %v", err, ctx.Err())
+	}
+	fetched := 0
+	for u, r := range records(t, db) {
+		if r.State != storage.Fetched {
+			t.Errorf("%s: %s %s", u, r.State, r.Error)
+		}
+		fetched++
+	}
+	if fetched != 3 || len(h.Log()) != 4 { // robots.txt and 3 pages
+		t.Errorf("%d pages fetched, %d requests; want 3 and 4", fetched, len(h.Log()))
+	}
+}
+
 // TestPrivateAddressAfterLookup: a name that looks up as a private
 // address is refused with network.allow_private off: the guard sees the
 // address the request was to connect to, and the server sees nothing.

@@ -33,10 +33,13 @@ const (
 // address is a host's looked-up address.
 type address struct {
 	state lookupState
-	ip    string    // the address its requests connect to, when known
-	err   error     // the lookup failed: the next claim carries it
-	until time.Time // the answer is used until then; zero: for good
-	spent bool      // a failed answer was used by a claim already
+	ip    string // the address its requests connect to, when known
+	// others are the name's further addresses, tried in order when ip
+	// refuses a connection; requests there count in ip's group.
+	others []string
+	err    error     // the lookup failed: the next claim carries it
+	until  time.Time // the answer is used until then; zero: for good
+	spent  bool      // a failed answer was used by a claim already
 }
 
 // usable reports whether the address may serve a claim at now.
@@ -92,24 +95,25 @@ func (s *Scheduler) Lookups(n int) []string {
 func (s *Scheduler) LookupsWaiting() int { return len(s.lookups) }
 
 // Resolved gives host's lookup answer: the address ip its requests are to
-// connect to until until (zero: for good), or the lookup's error. The host
-// joins ip's group and is back in the schedule.
-func (s *Scheduler) Resolved(host, ip string, err error, until, now time.Time) {
+// connect to until until (zero: for good), with the name's other
+// addresses to try when ip refuses a connection, or the lookup's error.
+// The host joins ip's group and is back in the schedule.
+func (s *Scheduler) Resolved(host, ip string, others []string, err error, until, now time.Time) {
 	h := s.slot(host)
-	h.addr = address{state: lookupKnown, ip: ip, err: err, until: until}
+	h.addr = address{state: lookupKnown, ip: ip, others: others, err: err, until: until}
 	if err == nil && ip != "" {
 		s.SetGroup(host, ip, now)
 	}
 	s.update(h, now)
 }
 
-// Address is host's looked-up address and the lookup's error, as its next
-// claim would use them.
-func (s *Scheduler) Address(host string) (ip string, err error) {
+// Address is host's looked-up address, the name's other addresses and
+// the lookup's error, as its next claim would use them.
+func (s *Scheduler) Address(host string) (ip string, others []string, err error) {
 	if h := s.hosts[host]; h != nil && h.addr.state == lookupKnown {
-		return h.addr.ip, h.addr.err
+		return h.addr.ip, h.addr.others, h.addr.err
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // spendAddress marks a failed answer used by the claim just made.

@@ -45,7 +45,7 @@ func TestLookupBeforeFirstClaim(t *testing.T) {
 	}
 	until := t0.Add(time.Minute)
 	for _, h := range hosts {
-		s.Resolved(h, "192.0.2.1", nil, until, t0)
+		s.Resolved(h, "192.0.2.1", []string{"192.0.2.9"}, nil, until, t0)
 	}
 	if got := claimAll(t0); len(got) != 2 {
 		t.Fatalf("first claims %v: want 2, the IP's cap", got)
@@ -53,8 +53,8 @@ func TestLookupBeforeFirstClaim(t *testing.T) {
 	if n := s.GroupInFlight("192.0.2.1"); n != 2 {
 		t.Errorf("%d in flight to the group, want 2", n)
 	}
-	if ip, err := s.Address("a"); ip != "192.0.2.1" || err != nil {
-		t.Errorf("address %q %v", ip, err)
+	if ip, others, err := s.Address("a"); ip != "192.0.2.1" || !slices.Equal(others, []string{"192.0.2.9"}) || err != nil {
+		t.Errorf("address %q %q %v", ip, others, err)
 	}
 
 	// Expired: looked up again at its next turn.
@@ -71,11 +71,11 @@ func TestLookupBeforeFirstClaim(t *testing.T) {
 
 	// A failed lookup serves one claim, which carries the error.
 	lookupErr := errors.New("no such host")
-	s.Resolved("a", "", lookupErr, time.Time{}, later)
+	s.Resolved("a", "", nil, lookupErr, time.Time{}, later)
 	if got := claimAll(later); !slices.Equal(got, []string{"a"}) {
 		t.Fatalf("claims %v, want [a]", got)
 	}
-	if _, err := s.Address("a"); !errors.Is(err, lookupErr) {
+	if _, _, err := s.Address("a"); !errors.Is(err, lookupErr) {
 		t.Errorf("claim's lookup error %v", err)
 	}
 	s.Done("a", later.Add(time.Second))

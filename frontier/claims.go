@@ -27,6 +27,9 @@ type Claim struct {
 	// the Frontier does not look hosts up first (Options.ResolveFirst).
 	IP        string
 	LookupErr error
+	// OtherIPs are the host name's further addresses, to connect to in
+	// order when IP refuses (see Scheduler.Resolved).
+	OtherIPs []string
 }
 
 // Claim takes the slot of the host whose slot opens first, if it is open
@@ -39,8 +42,8 @@ func (f *Frontier[H]) Claim(now time.Time) (c Claim, wait time.Duration, ok bool
 	}
 	f.lastID++
 	f.claims[host] = &claim{id: f.lastID}
-	ip, err := f.sched.Address(host)
-	return Claim{Host: host, ID: f.lastID, NotifySent: f.sched.WantsSent(host), IP: ip, LookupErr: err}, 0, true
+	ip, others, err := f.sched.Address(host)
+	return Claim{Host: host, ID: f.lastID, NotifySent: f.sched.WantsSent(host), IP: ip, OtherIPs: others, LookupErr: err}, 0, true
 }
 
 // Lookups hands out up to n hosts whose names must be looked up, and the
@@ -49,9 +52,10 @@ func (f *Frontier[H]) Claim(now time.Time) (c Claim, wait time.Duration, ok bool
 func (f *Frontier[H]) Lookups(n int) []string { return f.sched.Lookups(n) }
 
 // Resolved gives the answer of host's lookup: the address its requests
-// connect to until until (zero: for good), or why there is none.
-func (f *Frontier[H]) Resolved(host, ip string, err error, until, now time.Time) {
-	f.sched.Resolved(host, ip, err, until, now)
+// connect to until until (zero: for good), the others to try when it
+// refuses, or why there is none.
+func (f *Frontier[H]) Resolved(host, ip string, others []string, err error, until, now time.Time) {
+	f.sched.Resolved(host, ip, others, err, until, now)
 }
 
 // Observe takes the time to first byte of claim id's response into its

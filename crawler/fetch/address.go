@@ -16,10 +16,15 @@ import (
 
 // Address is where requests to one host are to connect: IP, or, when the
 // lookup failed, Err, which such a request fails with before connecting.
+// When IP refuses the connection (or does not answer within the connect
+// timeout), Others are tried in order, as Go's own dialer tries every
+// address of a name: one server down behind round-robin DNS would
+// otherwise fail every request to the host until its answer expired.
 type Address struct {
-	Host string // the host name (a port, if any, is ignored)
-	IP   string
-	Err  error
+	Host   string // the host name (a port, if any, is ignored)
+	IP     string
+	Others []string
+	Err    error
 }
 
 type addressKey struct{}
@@ -33,25 +38,50 @@ func WithAddress(ctx context.Context, a Address) context.Context {
 	return context.WithValue(ctx, addressKey{}, a)
 }
 
-// pinned returns the address to dial for addr (host:port) under ctx: the
-// pinned IP with addr's port, or addr itself when nothing is pinned for
-// its host; err is the pinned lookup error, if any.
-func pinned(ctx context.Context, network, addr string, custom bool) (string, error) {
+// pinned returns the addresses to dial for addr (host:port) under ctx, in
+// order: the pinned IP and its others with addr's port, or addr itself
+// when nothing is pinned for its host; err is the pinned lookup error, if
+// any.
+func pinned(ctx context.Context, network, addr string, custom bool) ([]string, error) {
 	a, ok := ctx.Value(addressKey{}).(Address)
 	if !ok {
-		return addr, nil
+		return []string{addr}, nil
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || !strings.EqualFold(host, hostname(a.Host)) {
-		return addr, nil
+		return []string{addr}, nil
 	}
 	if a.Err != nil {
-		return "", &net.OpError{Op: "dial", Net: network, Err: a.Err}
+		return nil, &net.OpError{Op: "dial", Net: network, Err: a.Err}
 	}
 	if a.IP == "" || custom {
-		return addr, nil
+		return []string{addr}, nil
 	}
-	return net.JoinHostPort(a.IP, port), nil
+	out := make([]string, 0, 1+len(a.Others))
+	for _, ip := range append([]string{a.IP}, a.Others...) {
+		out = append(out, net.JoinHostPort(ip, port))
+	}
+	return out, nil
+}
+
+// dialFirst connects to the first of addrs that accepts, in order, and
+// returns the first address's error when none does (the one the host's
+// IP group is named after). A cancelled ctx ends it at once.
+func dialFirst(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), network string, addrs []string) (net.Conn, error) {
+	var first error
+	for _, a := range addrs {
+		c, err := dial(ctx, network, a)
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
 }
 
 func hostname(h string) string {

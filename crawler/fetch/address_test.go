@@ -15,7 +15,8 @@ import (
 // that address without looking the name up (pinned.test does not exist),
 // with the name as its Host; the private-address guard still sees the
 // address it connects to; a pinned lookup error fails the request before
-// any connection, as the DNS error it is.
+// any connection, as the DNS error it is; an address that refuses the
+// connection gives way to the name's next one.
 func TestPinnedAddress(t *testing.T) {
 	var host string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +38,10 @@ func TestPinnedAddress(t *testing.T) {
 		{true, Address{Host: "pinned.test", IP: "127.0.0.1"}, "", false},                         // the port does not matter
 		{false, Address{Host: "pinned.test", IP: "127.0.0.1"}, ErrPrivateAddress.Error(), false}, // the guard sees 127.0.0.1
 		{true, Address{Host: "pinned.test", Err: lookupErr}, "no such host", true},
+		// 127.0.0.2 refuses (the server listens on 127.0.0.1): the next
+		// address is tried; when every one refuses, the first's error.
+		{true, Address{Host: "pinned.test", IP: "127.0.0.2", Others: []string{"127.0.0.1"}}, "", false},
+		{true, Address{Host: "pinned.test", IP: "127.0.0.2", Others: []string{"127.0.0.3"}}, "127.0.0.2:" + port, false},
 	} {
 		f := New(Options{UserAgent: "t", AllowPrivate: c.private})
 		host = ""

@@ -105,11 +105,11 @@ func New(opts Options) *Fetcher {
 		base = opts.DialContext
 	}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		addr, err := pinned(ctx, network, addr, opts.DialContext != nil)
+		addrs, err := pinned(ctx, network, addr, opts.DialContext != nil)
 		if err != nil {
 			return nil, err
 		}
-		c, err := base(ctx, network, addr)
+		c, err := dialFirst(ctx, base, network, addrs)
 		if err != nil {
 			return nil, err
 		}

@@ -21,9 +21,12 @@
 // a crawl worker nor the other hosts' lookups. A name with several
 // addresses is answered with the first one the system lists (Go sorts
 // them by RFC 6724, reachable families first); the host's requests all go
-// there until the answer expires. The others are not tried when the first
-// refuses the connection (Go's own dialer would try them): the request
-// fails and is retried as any connect error is.
+// there until the answer expires, and the host's IP group is that
+// address's. Up to MaxOthers further addresses come with it: a connection
+// the first refuses (or that times out) is tried at the next, in order,
+// as Go's own dialer does, so one server down behind round-robin DNS does
+// not fail the host. A request that reaches another address still counts
+// in the first one's IP group.
 //
 // When a host's answer changes, the Fetcher's idle connection to the old
 // address can still be reused for it: http.Transport keys its pool by the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,11 +29,19 @@ type Options struct {
 // (zero: for good), or Err, why there is none (a *net.DNSError when the
 // lookup failed).
 type Answer struct {
-	Host  string // as asked: host or host:port
-	IP    string
-	Err   error
-	Until time.Time
+	Host string // as asked: host or host:port
+	IP   string
+	// Others are the name's further addresses, in the system's order, at
+	// most MaxOthers: a connection is tried there when IP refuses it
+	// (round-robin DNS with one server down), as Go's own dialer would.
+	Others []string
+	Err    error
+	Until  time.Time
 }
+
+// MaxOthers bounds Answer.Others: each costs a connect timeout at most
+// when every address is down.
+const MaxOthers = 3
 
 // Resolver looks hosts up on its own goroutines. Ask and Answers are for
 // one goroutine, the crawl's coordinator; Start and Stop bracket them.
@@ -146,6 +155,11 @@ func (r *Resolver) Resolve(ctx context.Context, host string) Answer {
 		return a
 	}
 	a.IP, a.Until = ips[0].Unmap().String(), r.opts.Now().Add(r.opts.TTL)
+	for _, ip := range ips[1:] {
+		if s := ip.Unmap().String(); s != a.IP && !slices.Contains(a.Others, s) && len(a.Others) < MaxOthers {
+			a.Others = append(a.Others, s)
+		}
+	}
 	return a
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,9 @@ import (
 func TestResolve(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	names := map[string][]netip.Addr{
-		"shop.test":  {netip.MustParseAddr("192.0.2.7"), netip.MustParseAddr("192.0.2.8")},
+		"shop.test": {netip.MustParseAddr("192.0.2.7"), netip.MustParseAddr("192.0.2.8")},
+		"many.test": {netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("::ffff:192.0.2.1"), netip.MustParseAddr("2001:db8::2"),
+			netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3"), netip.MustParseAddr("192.0.2.4")},
 		"empty.test": {},
 		"v4in6.test": {netip.MustParseAddr("::ffff:192.0.2.9")},
 	}
@@ -32,12 +35,15 @@ func TestResolve(t *testing.T) {
 	for i, c := range []struct {
 		host     string
 		ip       string
+		others   []string
 		until    time.Time
 		err      string
 		notFound bool
 		timeout  bool
 	}{
-		{host: "shop.test:8080", ip: "192.0.2.7", until: t0.Add(time.Minute)}, // the first address, port ignored
+		{host: "shop.test:8080", ip: "192.0.2.7", others: []string{"192.0.2.8"}, until: t0.Add(time.Minute)}, // the first address, port ignored
+		// The others in the system's order, each once, at most MaxOthers.
+		{host: "many.test", ip: "192.0.2.1", others: []string{"2001:db8::2", "192.0.2.2", "192.0.2.3"}, until: t0.Add(time.Minute)},
 		{host: "v4in6.test", ip: "192.0.2.9", until: t0.Add(time.Minute)},
 		{host: "127.0.0.1:9000", ip: "127.0.0.1"}, // a literal: for good
 		{host: "[::1]:9000", ip: "::1"},
@@ -46,8 +52,8 @@ func TestResolve(t *testing.T) {
 		{host: "slow.test", err: "deadline", timeout: true},
 	} {
 		a := r.Resolve(context.Background(), c.host)
-		if a.IP != c.ip || !a.Until.Equal(c.until) || a.Host != c.host {
-			t.Errorf("step %d: Resolve(%q) = %+v, want ip %q until %v", i, c.host, a, c.ip, c.until)
+		if a.IP != c.ip || !slices.Equal(a.Others, c.others) || !a.Until.Equal(c.until) || a.Host != c.host {
+			t.Errorf("step %d: Resolve(%q) = %+v, want ip %q others %q until %v", i, c.host, a, c.ip, c.others, c.until)
 		}
 		if c.err == "" {
 			if a.Err != nil {
