@@ -57,14 +57,30 @@ const tdmRepPath = "/.well-known/tdmrep.json"
 
 // mayAskTDMRep reports whether url's origin's tdmrep.json may be
 // requested before url: only when robots.txt allows both the file (it is
-// a request like any other) and url (else no page of the origin is about
-// to be fetched, and the file would be asked for nothing).
+// a request like any other) and url, and its content-use lines do not
+// already refuse the declared purpose for url (else url is not about to
+// be fetched, whatever the file says, and it would be asked for nothing).
 func (c *siteRules) mayAskTDMRep(o *robotscache.Origin, url string) bool {
-	if _, ok := c.disallowed(o, url); !ok {
+	if _, ok := c.disallowed(o, url); !ok || c.robotsRefuse(o, url) {
 		return false
 	}
 	_, ok := c.disallowed(o, originOf(url)+tdmRepPath)
 	return ok
+}
+
+// robotsRefuse reports whether url's robots.txt content-use lines alone
+// refuse the declared purpose: no site file can undo that (a no wins
+// over any yes, see contentuse.Combine).
+func (c *siteRules) robotsRefuse(o *robotscache.Origin, url string) bool {
+	if c.cfg.Purpose == "" {
+		return false
+	}
+	stmts := contentuse.RobotsUse(o.Rules(), c.cfg.Agent, url)
+	if len(stmts) == 0 {
+		return false
+	}
+	_, refused := contentuse.Combine(stmts).Refuses(c.cfg.Purpose, false)
+	return refused
 }
 
 // readTDMRep fetches an origin's tdmrep.json and parses it on the worker.

@@ -276,7 +276,9 @@ func TestTDMRepReadUnderAcceptTypes(t *testing.T) {
 }
 
 // tdmrep.json is a request like any other: it is asked for only when
-// robots.txt allows it and a page of its origin is about to be fetched.
+// robots.txt allows it and a page of its origin is about to be fetched
+// (not when robots.txt's Content-Signal or Content-Usage lines already
+// refuse the crawl's purpose for the page: it was asked for nothing).
 func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
 	for _, tc := range []struct {
 		name, robots string
@@ -287,6 +289,12 @@ func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
 		{"tdmrep.json disallowed", "User-agent: *\nDisallow: /.well-known/\n",
 			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: false}},
 		{"all allowed", "User-agent: *\nAllow: /\n",
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}},
+		{"purpose refused by Content-Signal", "User-agent: *\nAllow: /\nContent-Signal: ai-train=no\n",
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}},
+		{"purpose refused by Content-Usage", "User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n",
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}},
+		{"another purpose refused", "User-agent: *\nAllow: /\nContent-Signal: search=no\n",
 			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
