@@ -7,6 +7,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -19,24 +20,26 @@ import (
 // URL's record.
 
 // refusePage is disallowed, then, for a URL the rules allow, the
-// content-use signals of its robots.txt against the declared purpose: a
-// no refuses it as a disallow does, with the line that said it.
-func (c *siteRules) refusePage(o *robotscache.Origin, url string) (string, bool) {
+// content-use signals of its robots.txt (and tdmrep.json) against the
+// declared purpose: a no refuses it as a disallow does, with the line
+// that said it, and its record keeps what the signals said of each use,
+// as a fetched page's does. The zero Verdict: allowed.
+func (c *siteRules) refusePage(o *robotscache.Origin, url string) frontier.Verdict {
 	if reason, ok := c.disallowed(o, url); !ok {
-		return reason, false
+		return frontier.Verdict{State: storage.Disallowed, Reason: reason}
 	}
 	if c.cfg.Purpose == "" {
-		return "", true
+		return frontier.Verdict{}
 	}
 	stmts := c.siteUse(o, url)
 	if len(stmts) == 0 {
-		return "", true // the common case: admission asks this of every link
+		return frontier.Verdict{} // the common case: admission asks this of every link
 	}
 	uses := contentuse.Combine(stmts)
 	if r, refused := uses.Refuses(c.cfg.Purpose, false); refused {
-		return r.String(), false
+		return frontier.Verdict{State: storage.Disallowed, Reason: r.String(), ContentUse: contentuse.StoredUse(uses)}
 	}
-	return "", true
+	return frontier.Verdict{}
 }
 
 // siteUse is what url's site says of it before it is fetched: its

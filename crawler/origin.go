@@ -31,19 +31,17 @@ type siteRules struct {
 // robots.txt stayed unreachable) without ever entering a queue. A
 // content-use signal of robots.txt that says no to the declared purpose
 // refuses a URL the same way (see refusePage).
-func (c *siteRules) Verdict(url string) (storage.State, string) {
+func (c *siteRules) Verdict(url string) frontier.Verdict {
 	o := c.robots.Lookup(originOf(url))
 	switch {
 	case o == nil:
-		return "", ""
+		return frontier.Verdict{}
 	case o.GaveUp():
-		return storage.Failed, o.Reason()
+		return frontier.Verdict{State: storage.Failed, Reason: o.Reason()}
 	case o.Usable(c.cfg.Now()):
-		if reason, ok := c.refusePage(o, url); !ok {
-			return storage.Disallowed, reason
-		}
+		return c.refusePage(o, url)
 	}
-	return "", ""
+	return frontier.Verdict{}
 }
 
 // disallowed checks url against o's rules; ok is true when allowed.
