@@ -107,7 +107,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	act, o := c.robots.Next(origin, now)
 	switch act {
 	case robotscache.Fail:
-		return task{}, false, c.settle(t, storage.Failed, o.Reason(), now)
+		return task{}, false, c.settle(t, storage.Failed, gaveUpReason(o), now)
 	case robotscache.Hold:
 		// Unreachable robots.txt: the whole host waits for the retry.
 		c.front.Cancel(host, now)

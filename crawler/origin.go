@@ -37,7 +37,7 @@ func (c *siteRules) Verdict(url string) frontier.Verdict {
 	case o == nil:
 		return frontier.Verdict{}
 	case o.GaveUp():
-		return frontier.Verdict{State: storage.Failed, Reason: o.Reason()}
+		return frontier.Verdict{State: storage.Failed, Reason: gaveUpReason(o)}
 	case o.Usable(c.cfg.Now()):
 		return c.refusePage(o, url)
 	}
@@ -139,7 +139,7 @@ func (c *robotsOutcomes) recordRobots(tx *storage.Tx, r result, appliedEarlier b
 		log.Warn("robots.txt unreachable; using the last good copy", "reason", o.Reason(), "good_copy_from", o.GoodAt(), "retry_in", u.Wait)
 	case u.GaveUp:
 		log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.Reason(), "attempts", o.Attempts())
-		if err := c.failOrigin(tx, host, origin, robotsGaveUpPrefix+fmt.Sprint(o.Attempts())+" attempts: "+o.Reason()+" (the next run tries again)"); err != nil {
+		if err := c.failOrigin(tx, host, origin, gaveUpReason(o)); err != nil {
 			return err
 		}
 	default:
