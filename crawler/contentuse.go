@@ -31,15 +31,21 @@ func (c *siteRules) refusePage(o *robotscache.Origin, url string) frontier.Verdi
 	if c.cfg.Purpose == "" {
 		return frontier.Verdict{}
 	}
-	stmts := c.siteUse(o, url)
-	if len(stmts) == 0 {
-		return frontier.Verdict{} // the common case: admission asks this of every link
-	}
-	uses := contentuse.Combine(stmts)
-	if r, refused := uses.Refuses(c.cfg.Purpose, false); refused {
+	if r, uses, refused := c.refusedBy(c.siteUse(o, url)); refused {
 		return frontier.Verdict{State: storage.Disallowed, Reason: r.String(), ContentUse: contentuse.StoredUse(uses)}
 	}
 	return frontier.Verdict{}
+}
+
+// refusedBy reports whether stmts refuse the declared purpose, with the
+// refusal and what they say of each use.
+func (c *siteRules) refusedBy(stmts []contentuse.Statement) (contentuse.Refusal, contentuse.Uses, bool) {
+	if c.cfg.Purpose == "" || len(stmts) == 0 {
+		return contentuse.Refusal{}, nil, false // the common case: admission asks this of every link
+	}
+	uses := contentuse.Combine(stmts)
+	r, refused := uses.Refuses(c.cfg.Purpose, false)
+	return r, uses, refused
 }
 
 // siteUse is what url's site says of it before it is fetched: its
@@ -75,14 +81,7 @@ func (c *siteRules) mayAskTDMRep(o *robotscache.Origin, url string) bool {
 // refuse the declared purpose: no site file can undo that (a no wins
 // over any yes, see contentuse.Combine).
 func (c *siteRules) robotsRefuse(o *robotscache.Origin, url string) bool {
-	if c.cfg.Purpose == "" {
-		return false
-	}
-	stmts := contentuse.RobotsUse(o.Rules(), c.cfg.Agent, url)
-	if len(stmts) == 0 {
-		return false
-	}
-	_, refused := contentuse.Combine(stmts).Refuses(c.cfg.Purpose, false)
+	_, _, refused := c.refusedBy(contentuse.RobotsUse(o.Rules(), c.cfg.Agent, url))
 	return refused
 }
 
