@@ -7,6 +7,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/crawler/robotscache"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -19,24 +20,32 @@ import (
 // URL's record.
 
 // refusePage is disallowed, then, for a URL the rules allow, the
-// content-use signals of its robots.txt against the declared purpose: a
-// no refuses it as a disallow does, with the line that said it.
-func (c *siteRules) refusePage(o *robotscache.Origin, url string) (string, bool) {
+// content-use signals of its robots.txt (and tdmrep.json) against the
+// declared purpose: a no refuses it as a disallow does, with the line
+// that said it, and its record keeps what the signals said of each use,
+// as a fetched page's does. The zero Verdict: allowed.
+func (c *siteRules) refusePage(o *robotscache.Origin, url string) frontier.Verdict {
 	if reason, ok := c.disallowed(o, url); !ok {
-		return reason, false
+		return frontier.Verdict{State: storage.Disallowed, Reason: reason}
 	}
 	if c.cfg.Purpose == "" {
-		return "", true
+		return frontier.Verdict{}
 	}
-	stmts := c.siteUse(o, url)
-	if len(stmts) == 0 {
-		return "", true // the common case: admission asks this of every link
+	if r, uses, refused := c.refusedBy(c.siteUse(o, url)); refused {
+		return frontier.Verdict{State: storage.Disallowed, Reason: r.String(), ContentUse: contentuse.StoredUse(uses)}
+	}
+	return frontier.Verdict{}
+}
+
+// refusedBy reports whether stmts refuse the declared purpose, with the
+// refusal and what they say of each use.
+func (c *siteRules) refusedBy(stmts []contentuse.Statement) (contentuse.Refusal, contentuse.Uses, bool) {
+	if c.cfg.Purpose == "" || len(stmts) == 0 {
+		return contentuse.Refusal{}, nil, false // the common case: admission asks this of every link
 	}
 	uses := contentuse.Combine(stmts)
-	if r, refused := uses.Refuses(c.cfg.Purpose, false); refused {
-		return r.String(), false
-	}
-	return "", true
+	r, refused := uses.Refuses(c.cfg.Purpose, false)
+	return r, uses, refused
 }
 
 // siteUse is what url's site says of it before it is fetched: its
@@ -57,14 +66,23 @@ const tdmRepPath = "/.well-known/tdmrep.json"
 
 // mayAskTDMRep reports whether url's origin's tdmrep.json may be
 // requested before url: only when robots.txt allows both the file (it is
-// a request like any other) and url (else no page of the origin is about
-// to be fetched, and the file would be asked for nothing).
+// a request like any other) and url, and its content-use lines do not
+// already refuse the declared purpose for url (else url is not about to
+// be fetched, whatever the file says, and it would be asked for nothing).
 func (c *siteRules) mayAskTDMRep(o *robotscache.Origin, url string) bool {
-	if _, ok := c.disallowed(o, url); !ok {
+	if _, ok := c.disallowed(o, url); !ok || c.robotsRefuse(o, url) {
 		return false
 	}
 	_, ok := c.disallowed(o, originOf(url)+tdmRepPath)
 	return ok
+}
+
+// robotsRefuse reports whether url's robots.txt content-use lines alone
+// refuse the declared purpose: no site file can undo that (a no wins
+// over any yes, see contentuse.Combine).
+func (c *siteRules) robotsRefuse(o *robotscache.Origin, url string) bool {
+	_, _, refused := c.refusedBy(contentuse.RobotsUse(o.Rules(), c.cfg.Agent, url))
+	return refused
 }
 
 // readTDMRep fetches an origin's tdmrep.json and parses it on the worker.

@@ -174,10 +174,14 @@ func TestContentUseDeclaredPurpose(t *testing.T) {
 	site, recs, entries, db := crawlUseSite(t, "ai-train")
 	warc := warcByURL(entries)
 	checkUseSite(t, site, recs, warc, db, []useWant{
+		// Refused before a request, they keep the signals as a fetched
+		// page does (content_use was {}: the signal only in error).
 		{path: "/private/a", state: storage.Disallowed,
-			errHas: "content-use: ai-train=no (robots.txt line 4: Content-Signal /private/) refuses purpose ai-train"},
+			errHas: "content-use: ai-train=no (robots.txt line 4: Content-Signal /private/) refuses purpose ai-train",
+			uses:   map[string]string{"ai-train": "no|robots.txt line 4: Content-Signal /private/", "bots": "unspecified|"}},
 		{path: "/tdm/x", state: storage.Disallowed,
-			errHas: "content-use: ai-train=no (tdmrep.json rule 1 (/tdm/*) (tdm-policy https://example.test/policy)) refuses purpose ai-train"},
+			errHas: "content-use: ai-train=no (tdmrep.json rule 1 (/tdm/*) (tdm-policy https://example.test/policy)) refuses purpose ai-train",
+			uses:   map[string]string{"ai-train": "no|tdmrep.json rule 1", "search": "yes|robots.txt line 3"}},
 		{path: "/header", state: storage.Fetched, requested: true,
 			errHas: "content-use: ai-train=no (header Content-Usage) refuses purpose ai-train: not stored",
 			uses:   map[string]string{"ai-train": "no|header Content-Usage", "search": "yes|robots.txt line 3: Content-Signal"}},
@@ -276,18 +280,27 @@ func TestTDMRepReadUnderAcceptTypes(t *testing.T) {
 }
 
 // tdmrep.json is a request like any other: it is asked for only when
-// robots.txt allows it and a page of its origin is about to be fetched.
+// robots.txt allows it and a page of its origin is about to be fetched
+// (not when robots.txt's Content-Signal or Content-Usage lines already
+// refuse the crawl's purpose for the page: it was asked for nothing).
 func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
 	for _, tc := range []struct {
 		name, robots string
 		want         map[string]bool // path: requested
+		rootUse      string          // "/"'s content_use of ai-train, "value|source"; "" when none
 	}{
 		{"all disallowed", "User-agent: *\nDisallow: /\n",
-			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}},
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}, ""},
 		{"tdmrep.json disallowed", "User-agent: *\nDisallow: /.well-known/\n",
-			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: false}},
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: false}, ""},
 		{"all allowed", "User-agent: *\nAllow: /\n",
-			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}},
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}, ""},
+		{"purpose refused by Content-Signal", "User-agent: *\nAllow: /\nContent-Signal: ai-train=no\n",
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}, "no|robots.txt line 3: Content-Signal"},
+		{"purpose refused by Content-Usage", "User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n",
+			map[string]bool{"/robots.txt": true, "/": false, tdmRepPath: false}, "no|robots.txt line 3: Content-Usage"},
+		{"another purpose refused", "User-agent: *\nAllow: /\nContent-Signal: search=no\n",
+			map[string]bool{"/robots.txt": true, "/": true, tdmRepPath: true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -322,6 +335,15 @@ func TestTDMRepOnlyWhereRobotsAllow(t *testing.T) {
 			for p, want := range tc.want {
 				if got := hits[p] > 0; got != want {
 					t.Errorf("%s requested %d times, want requested %v", p, hits[p], want)
+				}
+			}
+			// The seed, refused when its turn came (robots.txt known
+			// then), keeps the refusing signal in its record.
+			if tc.rootUse != "" {
+				value, source, _ := strings.Cut(tc.rootUse, "|")
+				got := records(t, db)[srv.URL+"/"].ContentUse["ai-train"]
+				if got.Value != value || !strings.HasPrefix(got.Source, source) {
+					t.Errorf("/ content_use ai-train = %+v, want %s from %q...", got, value, source)
 				}
 			}
 		})

@@ -149,7 +149,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	c.lookups.front = c.front
 	c.urls = &urlWriter{cfg: &c.cfg, log: c.log, front: c.front, commits: c.commits}
 	c.origins = &robotsOutcomes{cfg: &c.cfg, log: c.log, front: c.front, robots: c.robots, commits: c.commits, urls: c.urls}
-	c.node = &NodeEngine{cfg: &c.cfg, db: db, front: c.front, robots: c.robots, commits: c.commits, urls: c.urls, cuts: c.cuts, co: c}
+	c.node = &NodeEngine{cfg: &c.cfg, db: db, front: c.front, robots: c.robots, commits: c.commits, urls: c.urls, cuts: c.cuts, co: c, origins: c.origins}
 	c.waits = &robotswait.Notice{Log: c.log, Robots: c.robots, Hosts: c.front, Retries: cfg.RobotsRetries, Daemon: cfg.Recrawl > 0}
 	c.why = &explainer{cfg: &c.cfg, db: db, front: c.front, commits: c.commits, rules: c.rules}
 	if err := c.restore(); err != nil {

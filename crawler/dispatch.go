@@ -107,7 +107,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	act, o := c.robots.Next(origin, now)
 	switch act {
 	case robotscache.Fail:
-		return task{}, false, c.settle(t, storage.Failed, o.Reason(), now)
+		return task{}, false, c.settle(t, storage.Failed, gaveUpReason(o), now)
 	case robotscache.Hold:
 		// Unreachable robots.txt: the whole host waits for the retry.
 		c.front.Cancel(host, now)
@@ -127,8 +127,8 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 		return task{kind: taskTDMRep, host: host, url: origin + tdmRepPath, origin: origin}, true, nil
 	}
 	if t.kind == taskPage {
-		if reason, allowed := c.rules.refusePage(o, t.url); !allowed {
-			return task{}, false, c.settleDisallowed(t, o, reason, now)
+		if v := c.rules.refusePage(o, t.url); v.State != "" {
+			return task{}, false, c.settleDisallowed(t, o, v, now)
 		}
 		t.useSite = c.rules.siteUse(o, t.url)
 		return t, true, nil
@@ -147,13 +147,13 @@ const settleRunMax = 1000
 // head of the same origin that the rules also disallow, in one
 // transaction: URLs queued before their host's robots.txt was known are
 // mostly settled here, and one commit each would stall the crawl.
-func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string, now time.Time) error {
+func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, v frontier.Verdict, now time.Time) error {
 	origin := originOf(t.url)
 	n := 0
 	err := c.update(func(tx *storage.Tx) error {
 		e := frontier.QueueEntry{URL: t.url, Seq: t.seq}
 		for {
-			if err := c.urls.recordUnfetched(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, storage.Disallowed, reason, now); err != nil {
+			if err := c.urls.recordRefused(tx, task{kind: taskPage, host: t.host, url: e.URL, seq: e.Seq}, v, now); err != nil {
 				return err
 			}
 			n++
@@ -162,7 +162,7 @@ func (c *Crawler) settleDisallowed(t task, o *robotscache.Origin, reason string,
 			if !ok || n >= settleRunMax || originOf(e.URL) != origin {
 				return nil
 			}
-			if reason, ok = c.rules.refusePage(o, e.URL); ok {
+			if v = c.rules.refusePage(o, e.URL); v.State == "" {
 				return nil
 			}
 		}
@@ -243,6 +243,12 @@ func (c *Crawler) settle(t task, state storage.State, reason string, now time.Ti
 // recordUnfetched records a queue head that will not be fetched and takes
 // it off the queue.
 func (c *urlWriter) recordUnfetched(tx *storage.Tx, t task, state storage.State, reason string, now time.Time) error {
-	c.event(Event{URL: t.url, State: string(state), Reason: reason})
-	return c.front.SettleUnfetched(tx, t.host, t.seq, t.url, state, reason, now)
+	return c.recordRefused(tx, t, frontier.Verdict{State: state, Reason: reason}, now)
+}
+
+// recordRefused is recordUnfetched for a queue head its site refuses (see
+// siteRules.refusePage): its record keeps the refusing signals.
+func (c *urlWriter) recordRefused(tx *storage.Tx, t task, v frontier.Verdict, now time.Time) error {
+	c.event(Event{URL: t.url, State: string(v.State), Reason: v.Reason})
+	return c.front.SettleRefused(tx, t.host, t.seq, t.url, v, now)
 }

@@ -64,6 +64,7 @@ type NodeEngine struct {
 	urls    *urlWriter
 	cuts    *cuts.Registry[task]
 	co      coordinator
+	origins *robotsOutcomes // hostRules: the pace an imported file sets
 }
 
 // coordinator is what NodeEngine needs of the crawl's coordinator: to run
@@ -304,8 +305,9 @@ func (c *Crawler) released(t task, now time.Time) error {
 // ImportRobots takes robots.txt records read by the previous owner of a
 // shard, so that this node need not fetch them again. A record replaces
 // what this node knows of an origin only when it is newer, usable, and no
-// fetch of that robots.txt is under way here; the origin's host takes the
-// delays it sets.
+// fetch of that robots.txt is under way here; the origin's host is then
+// spaced as after any robots.txt result (see hostRules): by the slowest
+// of its origins, the last good copy standing in for an unreachable file.
 func (c *NodeEngine) ImportRobots(ctx context.Context, recs map[string]*storage.RobotsRecord) error {
 	var err error
 	if e := c.co.do(ctx, func() { err = c.importRobots(recs) }); e != nil {
@@ -322,11 +324,12 @@ func (c *NodeEngine) importRobots(recs map[string]*storage.RobotsRecord) error {
 	var imported []string
 	now := c.cfg.Now()
 	for origin, r := range recs {
-		n, ok := c.robots.Import(origin, r, now)
-		if !ok {
+		if _, ok := c.robots.Import(origin, r, now); !ok {
 			continue
 		}
-		c.front.ApplyRobots(urlnorm.Authority(origin), n.Rules(), c.cfg.Agent, now)
+		// The import is one of the host's origins: hostRules has rules.
+		host := urlnorm.Authority(origin)
+		c.front.ApplyRobots(host, c.origins.hostRules(host, now), c.cfg.Agent, now)
 		imported = append(imported, origin)
 	}
 	if len(imported) == 0 {

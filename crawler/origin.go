@@ -31,19 +31,17 @@ type siteRules struct {
 // robots.txt stayed unreachable) without ever entering a queue. A
 // content-use signal of robots.txt that says no to the declared purpose
 // refuses a URL the same way (see refusePage).
-func (c *siteRules) Verdict(url string) (storage.State, string) {
+func (c *siteRules) Verdict(url string) frontier.Verdict {
 	o := c.robots.Lookup(originOf(url))
 	switch {
 	case o == nil:
-		return "", ""
+		return frontier.Verdict{}
 	case o.GaveUp():
-		return storage.Failed, o.Reason()
+		return frontier.Verdict{State: storage.Failed, Reason: gaveUpReason(o)}
 	case o.Usable(c.cfg.Now()):
-		if reason, ok := c.refusePage(o, url); !ok {
-			return storage.Disallowed, reason
-		}
+		return c.refusePage(o, url)
 	}
-	return "", ""
+	return frontier.Verdict{}
 }
 
 // disallowed checks url against o's rules; ok is true when allowed.
@@ -141,7 +139,7 @@ func (c *robotsOutcomes) recordRobots(tx *storage.Tx, r result, appliedEarlier b
 		log.Warn("robots.txt unreachable; using the last good copy", "reason", o.Reason(), "good_copy_from", o.GoodAt(), "retry_in", u.Wait)
 	case u.GaveUp:
 		log.Warn("robots.txt unreachable; giving up on the host's URLs", "reason", o.Reason(), "attempts", o.Attempts())
-		if err := c.failOrigin(tx, host, origin, robotsGaveUpPrefix+fmt.Sprint(o.Attempts())+" attempts: "+o.Reason()+" (the next run tries again)"); err != nil {
+		if err := c.failOrigin(tx, host, origin, gaveUpReason(o)); err != nil {
 			return err
 		}
 	default:

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 
@@ -12,6 +13,18 @@ import (
 // robotsGaveUpPrefix starts the error of a URL failed because its host's
 // robots.txt stayed unreachable; a later run queues such URLs again.
 const robotsGaveUpPrefix = "robots.txt unreachable after "
+
+// gaveUpReason is the error of every URL of an origin given up, failed
+// at the give-up or found after it: gaveUpOnRobots must recognise it, or
+// the next run would not queue the URL again. A refused private address
+// says so (its reason has privatePrefix); a robots.txt that stayed
+// unreachable says after how many attempts.
+func gaveUpReason(o *robotscache.Origin) string {
+	if strings.HasPrefix(o.Reason(), privatePrefix) {
+		return o.Reason()
+	}
+	return robotsGaveUpPrefix + fmt.Sprint(o.Attempts()) + " attempts: " + o.Reason() + " (the next run tries again)"
+}
 
 // gaveUpOnRobots reports whether a URL failed because its origin's
 // robots.txt never answered (or its address was refused): the next run

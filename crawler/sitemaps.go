@@ -59,9 +59,20 @@ func (c *urlWriter) recordSitemap(tx *storage.Tx, r result, now time.Time) error
 		if rec.Truncated != "" {
 			log.Warn("sitemap truncated", "reason", rec.Truncated)
 		}
-		log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "dropped", rec.Dropped)
-		c.cfg.Metrics.SitemapFates(rec.Accepted, rec.Dropped)
-		c.event(Event{URL: t.url, State: "sitemap", Status: s.Status, Reason: fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)})
+		log.Info("sitemap", "format", rec.Format, "listed", rec.Listed, "accepted", rec.Accepted, "diverted", rec.Diverted, "dropped", rec.Dropped)
+		c.cfg.Metrics.SitemapFates(rec.Accepted, rec.Diverted, rec.Dropped)
+		c.event(Event{URL: t.url, State: "sitemap", Status: s.Status, Reason: sitemapSummary(rec)})
 	}
 	return nil
+}
+
+// sitemapSummary is a read sitemap's outcome in one line: its format, and
+// how many URLs it listed and were accepted (and, on a cluster node,
+// handed to their hosts' nodes).
+func sitemapSummary(rec *storage.SitemapRecord) string {
+	s := fmt.Sprintf("%s: %d listed, %d accepted", rec.Format, rec.Listed, rec.Accepted)
+	if rec.Diverted > 0 {
+		s += fmt.Sprintf(", %d handed to their hosts' nodes", rec.Diverted)
+	}
+	return s
 }

@@ -20,8 +20,8 @@ func (c *explainer) contentUseSays(n string) (says, refused string) {
 	if _, ok := c.rules.disallowed(o, n); !ok {
 		return "not asked: robots.txt disallows it", ""
 	}
-	if reason, ok := c.rules.refusePage(o, n); !ok {
-		return reason, reason
+	if v := c.rules.refusePage(o, n); v.State != "" {
+		return v.Reason, v.Reason
 	}
 	return fmt.Sprintf("no signal of robots.txt or tdmrep.json refuses purpose %s (the page's own headers and meta tags are read when it is fetched)", c.cfg.Purpose), ""
 }

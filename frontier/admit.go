@@ -93,7 +93,7 @@ func (a *Admitter) Admit(tx *storage.Tx, c Candidate) (bool, error) {
 // admit is Admit with refuse, if not nil, asked last about a URL that
 // would be queued: a non-empty state records it in that state instead
 // (its origin's robots.txt already disallows it; see Frontier.Admit).
-func (a *Admitter) admit(tx *storage.Tx, c Candidate, refuse func(url string) (storage.State, string)) (bool, error) {
+func (a *Admitter) admit(tx *storage.Tx, c Candidate, refuse func(url string) Verdict) (bool, error) {
 	if tx.Seen(c.URL) || !a.scope.Contains(c.URL) {
 		return false, nil
 	}
@@ -106,8 +106,8 @@ func (a *Admitter) admit(tx *storage.Tx, c Candidate, refuse func(url string) (s
 		return false, tx.PutURL(rec, "")
 	}
 	if refuse != nil {
-		if state, reason := refuse(c.URL); state != "" {
-			rec.State, rec.Error = state, reason
+		if v := refuse(c.URL); v.State != "" {
+			rec.State, rec.Error, rec.ContentUse = v.State, v.Reason, v.ContentUse
 			return false, tx.PutURL(rec, "")
 		}
 	}

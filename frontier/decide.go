@@ -13,6 +13,12 @@ import (
 // queue. A page fetched before and disallowed now stays on the recheck
 // schedule (see SettleSchedule).
 func (f *Frontier[H]) SettleUnfetched(tx *storage.Tx, host string, seq uint64, url string, state storage.State, reason string, now time.Time) error {
+	return f.SettleRefused(tx, host, seq, url, Verdict{State: state, Reason: reason}, now)
+}
+
+// SettleRefused is SettleUnfetched for a head its site refuses: the
+// record takes v's content-use signals too, when it has some.
+func (f *Frontier[H]) SettleRefused(tx *storage.Tx, host string, seq uint64, url string, v Verdict, now time.Time) error {
 	rec, err := tx.GetURL(url)
 	if err != nil {
 		return err
@@ -21,7 +27,10 @@ func (f *Frontier[H]) SettleUnfetched(tx *storage.Tx, host string, seq uint64, u
 		rec = &storage.URLRecord{URL: url, Links: []string{}}
 	}
 	prev := rec.State
-	rec.State, rec.Error = state, reason
+	rec.State, rec.Error = v.State, v.Reason
+	if v.ContentUse != nil {
+		rec.ContentUse = v.ContentUse
+	}
 	if err := f.SettleSchedule(tx, rec, now); err != nil {
 		return err
 	}

@@ -11,11 +11,11 @@ import (
 // refusePrivate is a robots.txt that disallows every URL under /private/.
 type refusePrivate struct{}
 
-func (refusePrivate) Verdict(url string) (storage.State, string) {
+func (refusePrivate) Verdict(url string) Verdict {
 	if len(url) > len("http://a.test/private/") && url[:len("http://a.test/private/")] == "http://a.test/private/" {
-		return storage.Disallowed, "robots.txt: Disallow: /private/ (line 2)"
+		return Verdict{State: storage.Disallowed, Reason: "robots.txt: Disallow: /private/ (line 2)"}
 	}
-	return "", ""
+	return Verdict{}
 }
 
 func decideFrontier(t *testing.T) (*Frontier[string], *storage.DB, time.Time) {

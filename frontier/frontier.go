@@ -54,10 +54,21 @@ type Frontier[H any] struct {
 // Verdicts is what admission asks about a URL's origin's robots.txt, when
 // it is known (its rules, and the content-use signals it and the site's
 // tdmrep.json give against the crawl's declared purpose): a URL it refuses
-// is recorded in State with Reason instead of being queued. A pure query:
+// is recorded as its Verdict says instead of being queued. A pure query:
 // it must not change anything.
 type Verdicts interface {
-	Verdict(url string) (state storage.State, reason string)
+	Verdict(url string) Verdict
+}
+
+// Verdict is a refusal of a URL by its site, as its record keeps it: the
+// state and the reason, and, when content-use signals refused it, what
+// they said of each use (the record's ContentUse, as a fetched page's
+// signals are kept; nil leaves the record's as it is). The zero Verdict
+// refuses nothing.
+type Verdict struct {
+	State      storage.State
+	Reason     string
+	ContentUse map[string]storage.ContentUse
 }
 
 // DelayPolicy turns what robots.txt says into a host's spacing (see
@@ -282,14 +293,14 @@ type Admission struct {
 // queue and counted.
 func (f *Frontier[H]) Admit(tx *storage.Tx, c Candidate, now time.Time) (Admission, error) {
 	a := Admission{URL: c.URL}
-	var refuse func(string) (storage.State, string)
+	var refuse func(string) Verdict
 	if f.robots != nil {
-		refuse = func(url string) (storage.State, string) {
-			s, r := f.robots.Verdict(url)
-			if s != "" {
-				a.Refused, a.State, a.Reason = true, s, r
+		refuse = func(url string) Verdict {
+			v := f.robots.Verdict(url)
+			if v.State != "" {
+				a.Refused, a.State, a.Reason = true, v.State, v.Reason
 			}
-			return s, r
+			return v
 		}
 	}
 	queued, err := f.admit.admit(tx, c, refuse)

@@ -10,7 +10,9 @@ import (
 // A host whose robots.txt cannot be had (it stayed unreachable, or our own
 // configuration refused its address) cannot be crawled this run: its
 // origin's queued URLs fail with the reason, and the next run, which may
-// reach it or be configured to, queues them again.
+// reach it or be configured to, queues them again (RequeueGivenUp). URLs
+// of the origin found after the give-up are refused at admission
+// (Verdicts) or dispatch with the same reason, so they come back too.
 
 // GiveUpOrigin records every queued URL of origin on host as failed for
 // reason and takes it off the queue, in tx. Until batch gen commits (0:

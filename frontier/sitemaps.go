@@ -206,7 +206,7 @@ func (f *Frontier[H]) RecordSitemap(tx *storage.Tx, s SitemapFetch, now time.Tim
 	}
 	// The counts are this read's: a re-read starts them over.
 	rec.State, rec.Format, rec.Listed, rec.Truncated = SitemapRead, s.Format, len(s.Entries)+s.Invalid, s.Truncated
-	rec.Accepted, rec.Dropped, out.Read = 0, map[string]int{}, true
+	rec.Accepted, rec.Diverted, rec.Dropped, out.Read = 0, 0, map[string]int{}, true
 	if s.Invalid > 0 {
 		rec.Dropped[DropInvalid] += s.Invalid
 	}
@@ -253,8 +253,9 @@ func (f *Frontier[H]) readIndex(tx *storage.Tx, rec *storage.SitemapRecord, entr
 
 // readURLs admits the listed pages a sitemap may speak for: under its own
 // directory, or on the host whose robots.txt declared it (SPEC 4.4).
-// Accepted counts the URLs it queued; a URL seen before, or refused by the
-// frontier, counts as dropped with that reason.
+// Accepted counts the URLs it queued, Diverted those handed to the node
+// owning their host (a cluster node admits nothing itself); a URL seen
+// before, or refused by the frontier, counts as dropped with that reason.
 func (f *Frontier[H]) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entries []Listed, now time.Time) error {
 	dir := rec.URL
 	if i := strings.IndexByte(dir, '?'); i >= 0 {
@@ -289,12 +290,15 @@ func (f *Frontier[H]) readURLs(tx *storage.Tx, rec *storage.SitemapRecord, entri
 		host := urlnorm.Authority(n)
 		before := tx.Admitted(host)
 		cand := Candidate{URL: n, Via: "sitemap", Parent: rec.URL, Lastmod: e.Lastmod, Changefreq: e.Changefreq}
-		if _, err := f.Discover(tx, cand, now); err != nil {
+		a, err := f.Discover(tx, cand, now)
+		switch {
+		case err != nil:
 			return err
-		}
-		if tx.Admitted(host) > before {
+		case a.Diverted:
+			rec.Diverted++
+		case tx.Admitted(host) > before:
 			rec.Accepted++
-		} else {
+		default:
 			rec.Dropped[DropRefused]++
 		}
 	}

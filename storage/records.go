@@ -119,8 +119,9 @@ type SitemapRecord struct {
 	Depth      int            `json:"depth"` // 0: named in robots.txt; n: under n indexes
 	State      string         `json:"state"` // pending, read, failed, disallowed, skipped
 	Format     string         `json:"format,omitempty"`
-	Listed     int            `json:"listed"`   // entries in the file
-	Accepted   int            `json:"accepted"` // new URLs it queued (seen-before ones count in Dropped)
+	Listed     int            `json:"listed"`             // entries in the file
+	Accepted   int            `json:"accepted"`           // new URLs it queued (seen-before ones count in Dropped)
+	Diverted   int            `json:"diverted,omitempty"` // new URLs in scope handed to the cluster node owning their host, which admits them
 	Dropped    map[string]int `json:"dropped,omitempty"`
 	Truncated  string         `json:"truncated,omitempty"`
 	Error      string         `json:"error,omitempty"`

@@ -274,14 +274,18 @@ func commonPrefix(a, b string) int {
 // decodeRecord decodes the value v of the record of url: the binary form,
 // or the JSON of files written before it. It returns the parent's id (0
 // for none, and always for JSON, whose Parent is the URL itself); the
-// caller resolves it. An error means the value is damaged.
+// caller resolves it. The record's URL is always url, whatever a JSON
+// value says. An error means the value is damaged.
 func decodeRecord(url string, v []byte) (URLRecord, uint64, error) {
 	var r URLRecord
 	if len(v) > 0 && v[0] == '{' {
 		err := json.Unmarshal(v, &r)
-		if r.URL == "" {
-			r.URL = url // the key is the URL
-		}
+		// The key is the URL, as in the binary form (which does not
+		// store it): the queue, the seen set and every lookup go by the
+		// key, so a url field that differs (a damaged value; the old
+		// code wrote records under their own URL) must not make the
+		// record speak for another URL.
+		r.URL = url
 		if len(r.ContentUse) == 0 {
 			r.ContentUse = nil // as the binary form reads an empty set
 		}

@@ -210,18 +210,24 @@ func inZoneRecord(r URLRecord) URLRecord {
 }
 
 // FuzzDecodeRecord feeds arbitrary values to the decoder: it never panics,
-// and what it accepts encodes back to a value that decodes the same.
+// what it accepts is the record of its key's URL (an old JSON value may
+// name another: the key is the truth), and encodes back to a value that
+// decodes the same.
 func FuzzDecodeRecord(f *testing.F) {
 	full := fullRecord()
 	f.Add(appendRecord(nil, &full, 7))
 	f.Add(appendRecord(nil, &URLRecord{State: Queued, DiscoveredVia: "link", Depth: 2, Links: []string{}}, 1))
 	f.Add([]byte(`{"url":"u","state":"queued","links":[]}`))
+	f.Add([]byte(`{"url":"0"}`)) // not its key: the key is the URL
 	f.Add([]byte{recordV1, 0, 3, 'a', 'b', 'c', 0, 0, fLinks, 2, 0, 1, 'x', 1, 1, 'y'})
 	f.Add(appendRecord(nil, &URLRecord{State: Fetched, Links: manyLinks(300)}, 0))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		r, parent, err := decodeRecord("u", v)
 		if err != nil {
 			return
+		}
+		if r.URL != "u" {
+			t.Fatalf("% x: decoded as the record of %q under the key %q", v, r.URL, "u")
 		}
 		again, parent2, err := decodeRecord("u", appendRecord(nil, &r, parent))
 		r.Parent = "" // JSON's own, not re-encoded (the Tx stores its id)

@@ -13,9 +13,9 @@ import (
 // TestExportContentUse runs the binary with policy.purpose: ai-train on a
 // loopback site whose robots.txt reserves /private/ for AI training and
 // whose /header answers Content-Usage: train-ai=n, then reads the export:
-// the refusal is a disallowed record naming the line, the header's refusal
-// a fetched record not stored, and content_use has each use's value and
-// source.
+// the refusal is a disallowed record naming the line (and content_use
+// holding it), the header's refusal a fetched record not stored, and
+// content_use has each use's value and source.
 func TestExportContentUse(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -59,12 +59,12 @@ func TestExportContentUse(t *testing.T) {
 		{header, "ai-input", "unspecified", ""},
 		{home, "search", "yes", "robots.txt line 2: Content-Signal"},
 		{home, "ai-train", "unspecified", ""},
+		// Refused before a request: the refusing signal, as a fetched
+		// page's (it was {}, the signal only in error).
+		{private, "ai-train", "no", "robots.txt line 3: Content-Signal /private/"},
 	} {
 		if got := tc.rec.ContentUse[tc.use]; got.Value != tc.value || got.Source != tc.s {
 			t.Errorf("%s content_use[%s] = %+v, want %s from %q", tc.rec.URL, tc.use, got, tc.value, tc.s)
 		}
-	}
-	if private.ContentUse == nil || len(private.ContentUse) != 0 {
-		t.Errorf("/private/a content_use = %v, want {} (never fetched)", private.ContentUse)
 	}
 }

@@ -29,7 +29,8 @@ disallowed, failed or skipped; queued URLs are not decided yet), with the
 fields url, state, status, depth, discovered_via, fetched_at (RFC 3339),
 content_type, title, noindex, nofollow, links, error, content_use (what the
 site's content-use signals say of each use: value yes, no or unspecified,
-and the signal's source; {} when none were read), and extras such as
+and the signal's source; {} when none were read: a URL refused by them
+before a request has those that refused it), and extras such as
 parent, attempts, lastmod, etag, last_modified, checked_at, next_check and
 payload_digest.
 
@@ -201,7 +202,8 @@ type ExportRecord struct {
 	Error         string   `json:"error"`
 	// ContentUse is pinned too: by use (search, ai-train, ai-input, ...,
 	// and unknown labels as written), what the site's signals said when
-	// the URL was fetched. {} when none were read (never fetched).
+	// the URL was fetched, or refused by them before a request. {} when
+	// none were read (never fetched otherwise).
 	ContentUse map[string]storage.ContentUse `json:"content_use"`
 
 	Parent       string `json:"parent,omitempty"`

@@ -150,6 +150,9 @@ func printStatus(w io.Writer, st *status.Status) {
 			first = false
 		}
 		fmt.Fprintf(w, "  %s: %d read, %d pending, %d refused; %d URLs listed, %d accepted", h.Host, sm.Read, sm.Pending, sm.Refused, sm.Listed, sm.Accepted)
+		if sm.Diverted > 0 {
+			fmt.Fprintf(w, ", %d handed to their hosts' nodes", sm.Diverted)
+		}
 		keys := make([]string, 0, len(sm.Dropped))
 		for k := range sm.Dropped {
 			keys = append(keys, k)

@@ -131,12 +131,18 @@ func (m *Manager) acquire(ctx context.Context, shard int) {
 // before anyone else can start, then the lease is deleted. If the delete
 // fails, the lease expires after the TTL instead.
 func (m *Manager) release(ctx context.Context, l lease, reason string) {
+	m.mu.Lock()
+	m.releasing[l.shard] = l // for MayWrite, until the key goes
+	m.mu.Unlock()
 	m.lose(l, reason)
 	if m.before != nil {
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.tm.validUntil(l).Sub(m.now()))
 		m.before(bctx, l.shard)
 		cancel()
 	}
+	m.mu.Lock()
+	delete(m.releasing, l.shard)
+	m.mu.Unlock()
 	m.deleteOurs(ctx, l.key, l.rev)
 }
 

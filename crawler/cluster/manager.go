@@ -83,6 +83,10 @@ type Manager struct {
 
 	mu   sync.Mutex
 	held map[int]lease // copy of owned for Holds and Owned
+	// releasing: leases being handed over on purpose (Lost reported, the
+	// key not deleted yet), still ours to finish the shard's work under
+	// (MayWrite).
+	releasing map[int]lease
 }
 
 // NewManager validates cfg, creates or opens the crawl's leases and members
@@ -97,7 +101,7 @@ func NewManager(ctx context.Context, js jetstream.JetStream, cfg Config, opts Ma
 		return nil, fmt.Errorf("cluster: neither cluster.nats nor cluster.embed is set")
 	}
 	m := &Manager{cfg: cfg, tm: newTiming(cfg.LeaseTTL), now: opts.Now, log: opts.Logger, onEvent: opts.OnEvent, before: opts.BeforeRelease, settle: opts.Settle,
-		owned: make(map[int]lease), held: make(map[int]lease), knownMembers: make(map[string]bool), conn: js.Conn()}
+		owned: make(map[int]lease), held: make(map[int]lease), releasing: make(map[int]lease), knownMembers: make(map[string]bool), conn: js.Conn()}
 	if m.now == nil {
 		m.now = time.Now
 	}
@@ -277,6 +281,22 @@ func (m *Manager) lose(l lease, reason string) {
 func (m *Manager) Holds(shard int, token uint64) bool {
 	m.mu.Lock()
 	l, ok := m.held[shard]
+	m.mu.Unlock()
+	return ok && l.token == token && m.now().Before(m.tm.validUntil(l))
+}
+
+// MayWrite reports whether this node may still write what it decided
+// under shard's lease with token: while it Holds the lease, and while it
+// hands the lease over on purpose (from its Lost until the key is deleted,
+// when BeforeRelease finishes the shard's work), but never past the end of
+// the lease's validity: a node cut off until its lease could pass on must
+// not write over the next owner's work.
+func (m *Manager) MayWrite(shard int, token uint64) bool {
+	m.mu.Lock()
+	l, ok := m.held[shard]
+	if !ok {
+		l, ok = m.releasing[shard]
+	}
 	m.mu.Unlock()
 	return ok && l.token == token && m.now().Before(m.tm.validUntil(l))
 }

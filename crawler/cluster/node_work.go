@@ -55,7 +55,8 @@ func wait(ctx context.Context, futures []jetstream.PubAckFuture) error {
 
 // finisher publishes what the engine found and completes decided URLs, in
 // the order the engine reported them: found URLs are stored, then the
-// decided URL's record, then its message is acknowledged. A failure leaves
+// decided URL's record (only while this node still holds the URL under a
+// valid lease), then its message is acknowledged. A failure leaves
 // the jobs to try again; a message never acknowledged comes back to the
 // shard's next owner, which finds the URL decided or decides it again.
 func (n *Node) finisher(ctx context.Context) {
@@ -119,7 +120,7 @@ func (n *Node) finish(ctx context.Context, jobs []job) error {
 	if err != nil {
 		return err
 	}
-	recs = append(recs, more...)
+	recs = n.stillHeld(append(recs, more...))
 	if err := n.putRecords(ctx, recs); err != nil {
 		return err
 	}
@@ -138,6 +139,32 @@ func (n *Node) finish(ctx context.Context, jobs []job) error {
 	return nil
 }
 
+// stillHeld keeps the records of the URLs this node still holds, under a
+// lease it may still write under (Manager.MayWrite: held, or being handed
+// over on purpose, and valid): a node cut off, whose connection comes back
+// after its lease moved, must not write a record over what the shard's
+// new owner decides (nor acknowledge its message: it goes to the new
+// owner, which decides the URL again).
+func (n *Node) stillHeld(recs []*storage.URLRecord) []*storage.URLRecord {
+	holds := make([]heldMsg, len(recs))
+	ok := make([]bool, len(recs))
+	n.mu.Lock()
+	for i, r := range recs {
+		holds[i], ok[i] = n.held[r.URL]
+	}
+	n.mu.Unlock()
+	out := recs[:0]
+	for i, r := range recs {
+		if ok[i] && n.mgr.MayWrite(holds[i].shard, holds[i].token) {
+			out = append(out, r)
+		}
+	}
+	if dropped := len(recs) - len(out); dropped > 0 {
+		n.log.Info("cluster: decided records not written: their URLs are no longer held here", "urls", dropped)
+	}
+	return out
+}
+
 // ack acknowledges a held message by its reply subject, which is all of
 // the message a node keeps while it holds the URL (JetStream's ack is a
 // "+ACK" sent there).
@@ -149,6 +176,9 @@ func (n *Node) ack(reply string) {
 
 // localRecords reads the committed records of decided URLs.
 func (n *Node) localRecords(urls []string) ([]*storage.URLRecord, error) {
+	if len(urls) == 0 {
+		return nil, nil
+	}
 	out := make([]*storage.URLRecord, 0, len(urls))
 	err := n.db.View(func(tx *storage.Tx) error {
 		for _, u := range urls {

@@ -86,12 +86,17 @@ func (m *Metrics) Robots(outcome string) {
 	}
 }
 
-// SitemapFates counts what became of a sitemap read's URLs.
-func (m *Metrics) SitemapFates(accepted int, dropped map[string]int) {
+// SitemapFates counts what became of a sitemap read's URLs: accepted
+// (queued here), diverted (handed to the cluster node owning their host)
+// or dropped, by reason.
+func (m *Metrics) SitemapFates(accepted, diverted int, dropped map[string]int) {
 	if m == nil {
 		return
 	}
 	m.sitemapURLs.WithLabelValues("accepted").Add(float64(accepted))
+	if diverted > 0 {
+		m.sitemapURLs.WithLabelValues("diverted").Add(float64(diverted))
+	}
 	for k, n := range dropped {
 		m.sitemapURLs.WithLabelValues(k).Add(float64(n))
 	}

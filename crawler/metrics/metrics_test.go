@@ -30,7 +30,7 @@ func TestMetrics(t *testing.T) {
 	m.Fetch(204, 50, 0)
 	m.Fetch(503, 0, time.Millisecond)
 	m.Fetch(0, 0, 0)
-	m.SitemapFates(3, map[string]int{"invalid URL": 2})
+	m.SitemapFates(3, 4, map[string]int{"invalid URL": 2})
 	m.Waited(1500 * time.Millisecond)
 	m.Waited(-time.Second) // ignored
 	m.Gauges(7, 2, map[string]int{"parsed": 4})
@@ -48,6 +48,7 @@ func TestMetrics(t *testing.T) {
 		{"bytes", value(t, m.bytes), 150},
 		{"accepted sitemap URLs", value(t, m.sitemapURLs.WithLabelValues("accepted")), 3},
 		{"invalid sitemap URLs", value(t, m.sitemapURLs.WithLabelValues("invalid URL")), 2},
+		{"diverted sitemap URLs", value(t, m.sitemapURLs.WithLabelValues("diverted")), 4},
 		{"politeness wait", value(t, m.politenessWait), 1.5},
 		{"queue depth", value(t, m.queueDepth), 7},
 		{"in flight", value(t, m.inFlight), 2},
@@ -65,7 +66,7 @@ func TestMetrics(t *testing.T) {
 	none.Gauges(1, 1, nil)
 	none.Committed(time.Second, 1)
 	none.Robots("parsed")
-	none.SitemapFates(1, map[string]int{"x": 1})
+	none.SitemapFates(1, 1, map[string]int{"x": 1})
 	none.Waited(time.Second)
 	none.URLs(map[string]int{"fetched": 1})
 }

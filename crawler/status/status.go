@@ -102,6 +102,7 @@ type Sitemaps struct {
 	Refused  int            `json:"refused"` // failed, disallowed or over the cap
 	Listed   int            `json:"listed"`
 	Accepted int            `json:"accepted"`
+	Diverted int            `json:"diverted,omitempty"` // handed to the cluster node owning their host
 	Dropped  map[string]int `json:"dropped"`
 }
 
@@ -198,6 +199,7 @@ func addSitemap(s *Host, r *storage.SitemapRecord) {
 	}
 	sm.Listed += r.Listed
 	sm.Accepted += r.Accepted
+	sm.Diverted += r.Diverted
 	for k, n := range r.Dropped {
 		sm.Dropped[k] += n
 	}
