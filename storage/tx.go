@@ -27,7 +27,8 @@ type Tx struct {
 	// parent URL <-> id, as this transaction used them (see parents.go)
 	parentIDs  map[string]uint64
 	parentURLs map[uint64]string
-	qhostIDs   map[string]uint64 // host -> queue id, as used (queuekeys.go)
+	qhostIDs   map[string]uint64     // host -> queue id, as used (queuekeys.go)
+	hosts      map[string]HostRecord // host records put, written at flush (hostrecords.go)
 }
 
 func newTx(tx *bolt.Tx) *Tx {
@@ -96,35 +97,6 @@ func (t *Tx) nextSeq() (uint64, error) {
 	}
 	t.seq++
 	return t.seq, nil
-}
-
-// GetHost returns a host's record, zero if none.
-func (t *Tx) GetHost(authority string) (HostRecord, error) {
-	var h HostRecord
-	v := t.b(bucketHosts).Get([]byte(authority))
-	if v == nil {
-		return h, nil
-	}
-	if err := json.Unmarshal(v, &h); err != nil {
-		return h, badValue{fmt.Errorf("decode host %q: %w", authority, err)}
-	}
-	return h, nil
-}
-
-// PutHost writes a host's record.
-func (t *Tx) PutHost(authority string, h HostRecord) error {
-	return t.putJSON(bucketHosts, authority, h)
-}
-
-// ForEachHost calls fn for every host record.
-func (t *Tx) ForEachHost(fn func(authority string, h HostRecord) error) error {
-	return t.b(bucketHosts).ForEach(func(k, v []byte) error {
-		var h HostRecord
-		if err := json.Unmarshal(v, &h); err != nil {
-			return badValue{fmt.Errorf("decode host %q: %w", k, err)}
-		}
-		return fn(string(k), h)
-	})
 }
 
 // GetRobots returns an origin's robots.txt record, nil if none.
@@ -354,6 +326,9 @@ func (t *Tx) putJSON(bucket []byte, key string, v any) error {
 
 // flush writes the counter deltas and sequence number.
 func (t *Tx) flush() error {
+	if err := t.flushHosts(); err != nil {
+		return err
+	}
 	m := t.b(bucketMeta)
 	for s, d := range t.counts {
 		if d == 0 {
