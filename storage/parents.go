@@ -32,7 +32,7 @@ func (t *Tx) parentID(url string) (uint64, error) {
 		return id, nil
 	}
 	ids := t.b(bucketParentIDs)
-	id := u64(ids.Get([]byte(url)))
+	id := u64(t.get(ids, []byte(url)))
 	if id == 0 {
 		parents := t.b(bucketParents)
 		var err error

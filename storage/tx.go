@@ -29,6 +29,7 @@ type Tx struct {
 	parentURLs map[uint64]string
 	qhostIDs   map[string]uint64     // host -> queue id, as used (queuekeys.go)
 	hosts      map[string]HostRecord // host records put, written at flush (hostrecords.go)
+	cursors    []*bolt.Cursor        // one per bucket read by point (cursors.go)
 }
 
 func newTx(tx *bolt.Tx) *Tx {
@@ -57,7 +58,7 @@ func (t *Tx) Initialised() bool { return t.tx.Bucket(bucketURLs) != nil }
 // GetURL returns the record of a normal URL, or nil if the URL was never seen.
 func (t *Tx) GetURL(url string) (*URLRecord, error) {
 	k := []byte(url)
-	v := t.b(bucketURLs).Get(k)
+	v := t.get(t.b(bucketURLs), k)
 	if v == nil {
 		return nil, nil
 	}
@@ -66,7 +67,7 @@ func (t *Tx) GetURL(url string) (*URLRecord, error) {
 
 // Seen reports whether a URL has a record.
 func (t *Tx) Seen(url string) bool {
-	return t.b(bucketURLs).Get([]byte(url)) != nil
+	return t.get(t.b(bucketURLs), []byte(url)) != nil
 }
 
 // PutURL writes a record, keeping the state counters right. prev is the
