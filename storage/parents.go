@@ -96,7 +96,7 @@ func (t *Tx) encodeURL(r *URLRecord) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendRecord(make([]byte, 0, 16), r, id), nil
+	return appendRecord(nil, r, id), nil
 }
 
 // decodeURL decodes the record stored under key k, resolving its parent.
