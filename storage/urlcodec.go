@@ -127,8 +127,10 @@ func appendRecord(dst []byte, r *URLRecord, parent uint64) []byte {
 // field by field: a fetched record grew four times.
 func recordSize(r *URLRecord, f uint64, links int) int {
 	const v = binary.MaxVarintLen64
-	const times = fLastmod | fFetchedAt | fCheckedAt | fNextCheck | fChanges // three varints each
-	n := 1 + 2*v + len(r.State) + len(r.DiscoveredVia) + v // version, state, via, bitmap
+	// Three varints each.
+	const times = fLastmod | fFetchedAt | fCheckedAt | fNextCheck | fChanges
+	// The version, state, via and bitmap.
+	n := 1 + 2*v + len(r.State) + len(r.DiscoveredVia) + v
 	n += links + bits.OnesCount64(f&^times)*v + bits.OnesCount64(f&times)*3*v
 	return n + len(r.Error) + len(r.ContentType) + len(r.Title) + len(r.ETag) + len(r.LastModified) + len(r.PayloadDigest) + len(r.Changefreq)
 }
