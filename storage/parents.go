@@ -70,7 +70,7 @@ func (t *Tx) parentURL(id uint64) (string, error) {
 	if url, ok := t.parentURLs[id]; ok {
 		return url, nil
 	}
-	url, ok := lookupParent(t.tx.Bucket(bucketParents), id)
+	url, ok := lookupParent(t.tx.Bucket(bucketParents), id, t.get)
 	if !ok {
 		return "", fmt.Errorf("parent id %d is not in the parents bucket", id)
 	}
@@ -78,15 +78,16 @@ func (t *Tx) parentURL(id uint64) (string, error) {
 	return url, nil
 }
 
-// lookupParent reads an id's URL; b may be nil (a file never written by
-// this version, opened read-only).
-func lookupParent(b *bolt.Bucket, id uint64) (string, bool) {
+// lookupParent reads an id's URL with get (Bucket.Get, or a Tx's kept
+// cursor); b may be nil (a file never written by this version, opened
+// read-only).
+func lookupParent(b *bolt.Bucket, id uint64, get func(*bolt.Bucket, []byte) []byte) (string, bool) {
 	if b == nil || id == 0 {
 		return "", false
 	}
 	var k [8]byte
 	binary.BigEndian.PutUint64(k[:], id)
-	v := b.Get(k[:])
+	v := get(b, k[:])
 	return string(v), v != nil
 }
 
