@@ -10,9 +10,10 @@ import (
 // Cursor for every read and grows its stack from nothing, one allocation
 // per tree level: recording a page reads the urls bucket four times
 // (its record, and each link's Seen), the parent ids and the queue once
-// each. A Tx keeps one cursor per bucket it read this way instead, and
-// each read seeks it from the root again, reusing its stack, so a read
-// after a write in the same transaction sees the write as Get would.
+// each, and a commit reads each host's counters before it adds to them.
+// A Tx keeps one cursor per bucket it read this way instead, and each
+// read seeks it from the root again, reusing its stack, so a read after a
+// write in the same transaction sees the write as Get would.
 
 // cursor returns the transaction's kept cursor over b.
 func (t *Tx) cursor(b *bolt.Bucket) *bolt.Cursor {

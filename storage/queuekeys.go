@@ -88,7 +88,7 @@ func (t *Tx) queueHostID(authority string, alloc bool) (id uint64, ok bool, err 
 	}
 	ids := t.tx.Bucket(bucketQHostIDs)
 	if ids != nil {
-		if v := ids.Get([]byte(authority)); v != nil {
+		if v := t.get(ids, []byte(authority)); v != nil {
 			if id, err = decodeQueueID(v); err != nil {
 				return 0, false, badValue{fmt.Errorf("queue id of host %q: %w", authority, err)}
 			}

@@ -340,10 +340,10 @@ func (t *Tx) flush() error {
 			return err
 		}
 	}
-	if err := flushHostCounts(t.b(bucketHostA), t.hostA); err != nil {
+	if err := t.flushHostCounts(t.b(bucketHostA), t.hostA); err != nil {
 		return err
 	}
-	if err := flushHostCounts(t.b(bucketHostQ), t.hostQ); err != nil {
+	if err := t.flushHostCounts(t.b(bucketHostQ), t.hostQ); err != nil {
 		return err
 	}
 	if err := t.flushHostStates(); err != nil {
@@ -355,12 +355,12 @@ func (t *Tx) flush() error {
 	return nil
 }
 
-func flushHostCounts(hq *bolt.Bucket, deltas map[string]int64) error {
+func (t *Tx) flushHostCounts(hq *bolt.Bucket, deltas map[string]int64) error {
 	for h, d := range deltas {
 		if d == 0 {
 			continue
 		}
-		n := int64(u64(hq.Get([]byte(h)))) + d
+		n := int64(u64(t.get(hq, []byte(h)))) + d
 		var err error
 		if n <= 0 {
 			err = hq.Delete([]byte(h))
