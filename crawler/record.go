@@ -181,6 +181,11 @@ func (c *urlWriter) fetchedRecord(rec *storage.URLRecord, r result) []frontier.C
 	rec.Attempts++
 	rec.Error, rec.Links = "", []string{}
 	var found []frontier.Candidate
+	if r.links != nil {
+		// Sized once: a candidate is about 100 bytes, grown three times
+		// for a page of three links.
+		found = make([]frontier.Candidate, 0, len(r.links.URLs)+1)
+	}
 	if p.Location != "" {
 		if f, ok := c.redirectTarget(rec, p.Location); ok {
 			found = append(found, f)
