@@ -84,11 +84,13 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	if rec == nil {
 		rec = &storage.URLRecord{URL: t.url}
 	}
-	log := c.log.With("host", t.host)
+	// "host" is passed with each line rather than through c.log.With: a
+	// logger per page cost an allocation and a handler copy for one line,
+	// and the line reads the same.
 	if r.err != nil {
 		c.cfg.Metrics.Fetch(0, 0, 0)
 		c.watch.fetched(t, 0, 0, r.err.Error(), now)
-		log.Info("fetch", "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
+		c.log.Info("fetch", "host", t.host, "url", t.url, "error", r.err.Error(), "duration_ms", now.Sub(r.started).Milliseconds())
 		if ref := privateRefusal(r.err, t.host); ref != nil {
 			// Nothing was sent: record gave the claim back unspent.
 			return c.urls.finish(tx, rec, t, storage.Failed, ref.reason)
@@ -103,7 +105,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 	c.cfg.Metrics.Fetch(p.Status, r.bodyLen, p.Duration)
 	c.watch.fetched(t, p.Status, r.bodyLen, "", now)
 	c.front.Answered(t.host, p.Status)
-	log.Info("fetch", "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
+	c.log.Info("fetch", "host", t.host, "url", t.url, "status", p.Status, "bytes", r.bodyLen, "duration_ms", p.Duration.Milliseconds())
 	if p.Status == http.StatusTooManyRequests || p.Status >= 500 {
 		ra := robotscache.RetryAfter(p.Header.Get("Retry-After"), now)
 		return c.urls.retry(tx, rec, t, fmt.Sprintf("HTTP %d", p.Status), ra, now)
@@ -179,6 +181,11 @@ func (c *urlWriter) fetchedRecord(rec *storage.URLRecord, r result) []frontier.C
 	rec.Attempts++
 	rec.Error, rec.Links = "", []string{}
 	var found []frontier.Candidate
+	if r.links != nil {
+		// Sized once: a candidate is about 100 bytes, grown three times
+		// for a page of three links.
+		found = make([]frontier.Candidate, 0, len(r.links.URLs)+1)
+	}
 	if p.Location != "" {
 		if f, ok := c.redirectTarget(rec, p.Location); ok {
 			found = append(found, f)

@@ -175,7 +175,9 @@ func (a *Admitter) refuse(tx *storage.Tx, c Candidate, host string) (shapeKey, r
 
 // repeatedSegments returns how often the most frequent non-empty path
 // segment occurs: /a/b/a/b/a gives 3. Calendars and relative-link loops
-// produce such paths without end.
+// produce such paths without end. It runs for every link admitted, so a
+// path of a few segments is counted by comparing them pairwise, without
+// the map and split a long one gets (quadratic there).
 func repeatedSegments(normal string) int {
 	p := normal
 	if i := strings.Index(p, "://"); i >= 0 {
@@ -189,9 +191,37 @@ func repeatedSegments(normal string) int {
 	if i := strings.IndexByte(p, '?'); i >= 0 {
 		p = p[:i]
 	}
+	if strings.Count(p, "/") > pairwiseSegments {
+		return repeatedSegmentsMap(p)
+	}
+	best := 0
+	for rest := p; rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if seg == "" {
+			continue
+		}
+		n := 1
+		for r := rest; r != ""; {
+			var s string
+			if s, r, _ = strings.Cut(r, "/"); s == seg {
+				n++
+			}
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+// pairwiseSegments is the number of segments up to which
+// repeatedSegments compares them pairwise.
+const pairwiseSegments = 32
+
+// repeatedSegmentsMap is repeatedSegments for a long path.
+func repeatedSegmentsMap(path string) int {
 	counts := map[string]int{}
 	best := 0
-	for _, seg := range strings.Split(p, "/") {
+	for _, seg := range strings.Split(path, "/") {
 		if seg == "" {
 			continue
 		}

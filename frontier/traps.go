@@ -77,27 +77,40 @@ var sessionNames = []string{"jsessionid", "phpsessid", "sessionid", "session_id"
 // sessionID returns the name of a session id the URL carries: a known
 // name whose value looks random (SPEC 5.3: at least 16 characters of
 // letters, digits, '-' and '_', with a digit). "sid=3" is left alone.
+//
+// It runs for every URL admitted, so it walks the path and query in place
+// rather than splitting them.
 func sessionID(path, query string) string {
-	var kvs []string
-	for _, seg := range strings.Split(path, "/") {
+	for rest := path; rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
 		if _, params, ok := strings.Cut(seg, ";"); ok {
-			kvs = append(kvs, strings.Split(params, ";")...)
-		}
-	}
-	kvs = append(kvs, strings.Split(query, "&")...)
-	for _, kv := range kvs {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || !randomLooking(val) {
-			continue
-		}
-		name = strings.ToLower(name)
-		for _, s := range sessionNames {
-			if name == s || s == "aspsessionid" && strings.HasPrefix(name, s) {
+			if name := sessionParam(params, ";"); name != "" {
 				return name
 			}
 		}
 	}
-	return ""
+	return sessionParam(query, "&")
+}
+
+// sessionParam returns the name of the first session id among the
+// name=value pairs of list, separated by sep.
+func sessionParam(list, sep string) string {
+	for {
+		kv, rest, more := strings.Cut(list, sep)
+		if name, val, ok := strings.Cut(kv, "="); ok && randomLooking(val) {
+			name = strings.ToLower(name)
+			for _, s := range sessionNames {
+				if name == s || s == "aspsessionid" && strings.HasPrefix(name, s) {
+					return name
+				}
+			}
+		}
+		if !more {
+			return ""
+		}
+		list = rest
+	}
 }
 
 func randomLooking(v string) bool {

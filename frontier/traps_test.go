@@ -95,6 +95,9 @@ func TestTrapGuards(t *testing.T) {
 		{"http://h/a?ASPSESSIONIDQQGGQGPG=0123456789ABCDEFGHIJ", "", "session id aspsessionidqqggqgpg"},
 		{"http://h/a?sid=3", "", ""},
 		{"http://h/a?sid=section-overview", "", ""},
+		{"http://h/x;a=1;sessid=0A1B2C3D4E5F6A7B8C9D/y", "", "session id sessid"},
+		{"http://h/x;a=1/y;b=2?sid=3&zenid=0A1B2C3D4E5F6A7B8C9D", "", "session id zenid"},
+		{"http://h/x;sid=3/y;b=2?z=0A1B2C3D4E5F6A7B8C9D", "", ""},
 		// Ever-growing queries.
 		{"http://h/s?" + params(17), "", "trap: more than 16 query parameters"},
 		{"http://h/s?" + params(16), "", ""},

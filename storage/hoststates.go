@@ -129,7 +129,7 @@ func (t *Tx) flushHostStates() error {
 	}
 	b := t.tx.Bucket(bucketHostStates)
 	for h, d := range t.hostS {
-		c := decodeStateCounts(b.Get([]byte(h))).add(d)
+		c := decodeStateCounts(t.get(b, []byte(h))).add(d)
 		var err error
 		if c == (StateCounts{}) {
 			err = b.Delete([]byte(h))

@@ -32,7 +32,7 @@ func (t *Tx) parentID(url string) (uint64, error) {
 		return id, nil
 	}
 	ids := t.b(bucketParentIDs)
-	id := u64(ids.Get([]byte(url)))
+	id := u64(t.get(ids, []byte(url)))
 	if id == 0 {
 		parents := t.b(bucketParents)
 		var err error
@@ -70,7 +70,7 @@ func (t *Tx) parentURL(id uint64) (string, error) {
 	if url, ok := t.parentURLs[id]; ok {
 		return url, nil
 	}
-	url, ok := lookupParent(t.tx.Bucket(bucketParents), id)
+	url, ok := lookupParent(t.tx.Bucket(bucketParents), id, t.get)
 	if !ok {
 		return "", fmt.Errorf("parent id %d is not in the parents bucket", id)
 	}
@@ -78,15 +78,16 @@ func (t *Tx) parentURL(id uint64) (string, error) {
 	return url, nil
 }
 
-// lookupParent reads an id's URL; b may be nil (a file never written by
-// this version, opened read-only).
-func lookupParent(b *bolt.Bucket, id uint64) (string, bool) {
+// lookupParent reads an id's URL with get (Bucket.Get, or a Tx's kept
+// cursor); b may be nil (a file never written by this version, opened
+// read-only).
+func lookupParent(b *bolt.Bucket, id uint64, get func(*bolt.Bucket, []byte) []byte) (string, bool) {
 	if b == nil || id == 0 {
 		return "", false
 	}
 	var k [8]byte
 	binary.BigEndian.PutUint64(k[:], id)
-	v := b.Get(k[:])
+	v := get(b, k[:])
 	return string(v), v != nil
 }
 
@@ -96,7 +97,7 @@ func (t *Tx) encodeURL(r *URLRecord) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendRecord(make([]byte, 0, 16), r, id), nil
+	return appendRecord(nil, r, id), nil
 }
 
 // decodeURL decodes the record stored under key k, resolving its parent.

@@ -106,18 +106,22 @@ func (t *Tx) Head(authority string) (url string, seq uint64, ok bool) {
 // Dequeue removes a queue entry returned by Head, under either key form.
 func (t *Tx) Dequeue(authority string, seq uint64) error {
 	b := t.b(bucketQueue)
-	k := queueKey(authority, seq)
 	id, ok, err := t.queueHostID(authority, false)
 	if err != nil {
 		return fmt.Errorf("dequeue %s/%d: %w", authority, seq, err)
 	}
-	if ok && b.Get(queueKeyFor(id, seq)) != nil {
-		k = queueKeyFor(id, seq)
-	} else if b.Get(k) == nil {
-		return nil
+	found := false
+	if ok {
+		found, err = t.deleteKey(b, queueKeyFor(id, seq))
 	}
-	if err := b.Delete(k); err != nil {
+	if err == nil && !found {
+		found, err = t.deleteKey(b, queueKey(authority, seq))
+	}
+	if err != nil {
 		return fmt.Errorf("dequeue %s/%d: %w", authority, seq, err)
+	}
+	if !found {
+		return nil
 	}
 	t.hostQ[authority]--
 	return nil
@@ -129,7 +133,7 @@ func (t *Tx) AddAdmitted(authority string, n int) { t.hostA[authority] += int64(
 
 // Admitted returns a host's admitted count.
 func (t *Tx) Admitted(authority string) int {
-	return int(int64(u64(t.b(bucketHostA).Get([]byte(authority)))) + t.hostA[authority])
+	return int(int64(u64(t.get(t.b(bucketHostA), []byte(authority)))) + t.hostA[authority])
 }
 
 // ForEachAdmitted calls fn for every host's admitted count.

@@ -39,7 +39,8 @@ func queueHostPrefix(id uint64) []byte {
 // queueKeyFor is the new-form key of an entry.
 func queueKeyFor(id, seq uint64) []byte {
 	n := max(1, (bits.Len64(seq)+7)/8)
-	k := queueHostPrefix(id)
+	k := make([]byte, 0, 1+binary.MaxVarintLen64+1+8) // one allocation, not three
+	k = binary.AppendUvarint(append(k, queueKeyV2), id)
 	k = append(k, byte(n))
 	for i := n - 1; i >= 0; i-- {
 		k = append(k, byte(seq>>(8*i)))
@@ -87,7 +88,7 @@ func (t *Tx) queueHostID(authority string, alloc bool) (id uint64, ok bool, err 
 	}
 	ids := t.tx.Bucket(bucketQHostIDs)
 	if ids != nil {
-		if v := ids.Get([]byte(authority)); v != nil {
+		if v := t.get(ids, []byte(authority)); v != nil {
 			if id, err = decodeQueueID(v); err != nil {
 				return 0, false, badValue{fmt.Errorf("queue id of host %q: %w", authority, err)}
 			}

@@ -327,7 +327,7 @@ func scanURLs(btx *bolt.Tx) (urlScan, error) {
 		}
 		if id != 0 {
 			var ok bool
-			if r.Parent, ok = lookupParent(btx.Bucket(bucketParents), id); !ok {
+			if r.Parent, ok = lookupParent(btx.Bucket(bucketParents), id, (*bolt.Bucket).Get); !ok {
 				sc.lostParent = append(sc.lostParent, &r)
 			}
 		}

@@ -27,7 +27,9 @@ type Tx struct {
 	// parent URL <-> id, as this transaction used them (see parents.go)
 	parentIDs  map[string]uint64
 	parentURLs map[uint64]string
-	qhostIDs   map[string]uint64 // host -> queue id, as used (queuekeys.go)
+	qhostIDs   map[string]uint64     // host -> queue id, as used (queuekeys.go)
+	hosts      map[string]HostRecord // host records put, written at flush (hostrecords.go)
+	cursors    []*bolt.Cursor        // one per bucket read by point (cursors.go)
 }
 
 func newTx(tx *bolt.Tx) *Tx {
@@ -56,7 +58,7 @@ func (t *Tx) Initialised() bool { return t.tx.Bucket(bucketURLs) != nil }
 // GetURL returns the record of a normal URL, or nil if the URL was never seen.
 func (t *Tx) GetURL(url string) (*URLRecord, error) {
 	k := []byte(url)
-	v := t.b(bucketURLs).Get(k)
+	v := t.get(t.b(bucketURLs), k)
 	if v == nil {
 		return nil, nil
 	}
@@ -65,7 +67,7 @@ func (t *Tx) GetURL(url string) (*URLRecord, error) {
 
 // Seen reports whether a URL has a record.
 func (t *Tx) Seen(url string) bool {
-	return t.b(bucketURLs).Get([]byte(url)) != nil
+	return t.get(t.b(bucketURLs), []byte(url)) != nil
 }
 
 // PutURL writes a record, keeping the state counters right. prev is the
@@ -96,35 +98,6 @@ func (t *Tx) nextSeq() (uint64, error) {
 	}
 	t.seq++
 	return t.seq, nil
-}
-
-// GetHost returns a host's record, zero if none.
-func (t *Tx) GetHost(authority string) (HostRecord, error) {
-	var h HostRecord
-	v := t.b(bucketHosts).Get([]byte(authority))
-	if v == nil {
-		return h, nil
-	}
-	if err := json.Unmarshal(v, &h); err != nil {
-		return h, badValue{fmt.Errorf("decode host %q: %w", authority, err)}
-	}
-	return h, nil
-}
-
-// PutHost writes a host's record.
-func (t *Tx) PutHost(authority string, h HostRecord) error {
-	return t.putJSON(bucketHosts, authority, h)
-}
-
-// ForEachHost calls fn for every host record.
-func (t *Tx) ForEachHost(fn func(authority string, h HostRecord) error) error {
-	return t.b(bucketHosts).ForEach(func(k, v []byte) error {
-		var h HostRecord
-		if err := json.Unmarshal(v, &h); err != nil {
-			return badValue{fmt.Errorf("decode host %q: %w", k, err)}
-		}
-		return fn(string(k), h)
-	})
 }
 
 // GetRobots returns an origin's robots.txt record, nil if none.
@@ -354,6 +327,9 @@ func (t *Tx) putJSON(bucket []byte, key string, v any) error {
 
 // flush writes the counter deltas and sequence number.
 func (t *Tx) flush() error {
+	if err := t.flushHosts(); err != nil {
+		return err
+	}
 	m := t.b(bucketMeta)
 	for s, d := range t.counts {
 		if d == 0 {
@@ -364,10 +340,10 @@ func (t *Tx) flush() error {
 			return err
 		}
 	}
-	if err := flushHostCounts(t.b(bucketHostA), t.hostA); err != nil {
+	if err := t.flushHostCounts(t.b(bucketHostA), t.hostA); err != nil {
 		return err
 	}
-	if err := flushHostCounts(t.b(bucketHostQ), t.hostQ); err != nil {
+	if err := t.flushHostCounts(t.b(bucketHostQ), t.hostQ); err != nil {
 		return err
 	}
 	if err := t.flushHostStates(); err != nil {
@@ -379,12 +355,12 @@ func (t *Tx) flush() error {
 	return nil
 }
 
-func flushHostCounts(hq *bolt.Bucket, deltas map[string]int64) error {
+func (t *Tx) flushHostCounts(hq *bolt.Bucket, deltas map[string]int64) error {
 	for h, d := range deltas {
 		if d == 0 {
 			continue
 		}
-		n := int64(u64(hq.Get([]byte(h)))) + d
+		n := int64(u64(t.get(hq, []byte(h)))) + d
 		var err error
 		if n <= 0 {
 			err = hq.Delete([]byte(h))

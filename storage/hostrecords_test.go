@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestHostRecordsPutOncePerTx: host records put in a batch read back as
+// put (GetHost, ForEachHost) before it commits, the last put of a host
+// is what the file keeps, and a record JSON cannot write is refused by
+// the put itself.
+func TestHostRecordsPutOncePerTx(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := mustOpen(t)
+	if err := d.Update(func(tx *Tx) error { return tx.PutHost("old", HostRecord{Pages: 7}) }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rates []uint32 // the caller's slice, changed after each put
+	steps := []struct {
+		put  string
+		h    HostRecord
+		want map[string]HostRecord // every host record, as ForEachHost lists them
+	}{
+		{"a", HostRecord{LastRequest: t0, Pages: 1, Rates: []uint32{1, 2}},
+			map[string]HostRecord{"old": {Pages: 7}, "a": {LastRequest: t0, Pages: 1, Rates: []uint32{1, 2}}}},
+		{"a", HostRecord{LastRequest: t0.Add(time.Second), Pages: 2, Rates: []uint32{1, 2}},
+			map[string]HostRecord{"old": {Pages: 7}, "a": {LastRequest: t0.Add(time.Second), Pages: 2, Rates: []uint32{1, 2}}}},
+		{"old", HostRecord{Pages: 8},
+			map[string]HostRecord{"old": {Pages: 8}, "a": {LastRequest: t0.Add(time.Second), Pages: 2, Rates: []uint32{1, 2}}}},
+		{"b", HostRecord{Interval: 2},
+			map[string]HostRecord{"old": {Pages: 8}, "a": {LastRequest: t0.Add(time.Second), Pages: 2, Rates: []uint32{1, 2}}, "b": {Interval: 2}}},
+	}
+	check := func(tx *Tx, step int, want map[string]HostRecord) {
+		t.Helper()
+		got := map[string]HostRecord{}
+		if err := tx.ForEachHost(func(h string, r HostRecord) error { got[h] = r; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for h, w := range want {
+			if g, _ := tx.GetHost(h); !reflect.DeepEqual(g, w) {
+				t.Errorf("step %d: GetHost(%q) = %+v, want %+v", step, h, g, w)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("step %d: ForEachHost = %+v, want %+v", step, got, want)
+		}
+	}
+	for i, s := range steps {
+		if err := b.Do(func(tx *Tx) error {
+			h := s.h
+			rates = h.Rates
+			if err := tx.PutHost(s.put, h); err != nil {
+				return err
+			}
+			if len(rates) > 0 {
+				rates[0] = 99
+			}
+			if i%2 == 0 {
+				// GetHost alone, before ForEachHost writes the puts out.
+				if g, _ := tx.GetHost(s.put); g.Pages != s.h.Pages || g.Interval != s.h.Interval {
+					t.Errorf("step %d: GetHost(%q) = %+v, want %+v", i, s.put, g, s.h)
+				}
+				return nil
+			}
+			check(tx, i, s.want)
+			return nil
+		}); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	d.View(func(tx *Tx) error { check(tx, len(steps), steps[len(steps)-1].want); return nil })
+
+	for _, bad := range []HostRecord{{Interval: math.NaN()}, {Freshness: math.Inf(1)}, {HoldUntil: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}} {
+		if err := d.Update(func(tx *Tx) error { return tx.PutHost("bad", bad) }); err == nil {
+			t.Errorf("PutHost(%+v) = nil error, want one", bad)
+		}
+	}
+}
