@@ -137,9 +137,13 @@ func parse(body []byte, pageURL *url.URL, header http.Header, opts Options, how 
 	p.LinksDropped = s.dropped
 	p.Skipped, p.SkippedMore = s.skipped, s.skippedMore
 	base := baseURL(s.base, pageURL)
+	prefix := plainPrefix(base)
 	seen := make(map[string]bool, len(s.hrefs))
 	for _, h := range s.hrefs {
-		u, reason := resolve(base, h)
+		u, reason, ok := resolvePlain(prefix, h)
+		if !ok {
+			u, reason = resolve(base, h)
+		}
 		switch {
 		case reason != "":
 			p.skip(h, reason)
