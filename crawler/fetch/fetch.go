@@ -118,7 +118,7 @@ func New(opts Options) *Fetcher {
 		if err != nil {
 			return nil, err
 		}
-		return &timedConn{Conn: c, now: opts.Now}, nil
+		return &timedConn{Conn: c, now: opts.Now, ip: remoteIP(c)}, nil
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address

@@ -106,8 +106,16 @@ func (t *Trace) IP() string {
 }
 
 // RemoteIP is the IP address a connection goes to, "" when it has none
-// (an in-memory test network).
+// (an in-memory test network). For a connection the Fetcher dialled it is
+// the one found when it was dialled (a connection's peer does not change).
 func RemoteIP(conn net.Conn) string {
+	if tc := timed(conn); tc != nil {
+		return tc.ip
+	}
+	return remoteIP(conn)
+}
+
+func remoteIP(conn net.Conn) string {
 	if conn == nil {
 		return ""
 	}
