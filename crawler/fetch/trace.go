@@ -41,7 +41,9 @@ func NewTrace(ctx context.Context, now func() time.Time, notify func(time.Time))
 	return httptrace.WithClientTrace(ctx, &t.hooks), t
 }
 
-func (t *Trace) wroteRequest(httptrace.WroteRequestInfo) { t.sent.CompareAndSwap(0, t.now().UnixNano()) }
+func (t *Trace) wroteRequest(httptrace.WroteRequestInfo) {
+	t.sent.CompareAndSwap(0, t.now().UnixNano())
+}
 
 func (t *Trace) note(at time.Time) {
 	if t.notify != nil && t.notified.CompareAndSwap(false, true) {
