@@ -202,3 +202,59 @@ func TestReadBody(t *testing.T) {
 		t.Errorf("read error = %v, want reset", err)
 	}
 }
+
+// TestSendLikeClient: a Fetch answers as it did when it went through
+// http.Client: the same responses, redirects as data, and the same errors
+// for a refused connection, a redirect whose Location does not parse, an
+// HTTP server asked in TLS, and a URL with user information.
+func TestSendLikeClient(t *testing.T) {
+	var auth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = r.Header.Get("Authorization")
+		switch r.URL.Path {
+		case "/badloc":
+			w.Header().Set("Location", "http://[::1")
+			w.WriteHeader(http.StatusFound)
+		case "/noloc":
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case "/badloc200":
+			w.Header().Set("Location", "http://[::1")
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	f := New(Options{UserAgent: "t", AllowPrivate: true})
+	defer f.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, u := range []string{srv.URL + "/", srv.URL + "/badloc", srv.URL + "/noloc", srv.URL + "/badloc200",
+		closed.URL + "/", "https://" + host + "/", "http://user:pw@" + host + "/"} {
+		resp, err := f.send(mustRequest(t, u))
+		want, wantErr := client.Do(mustRequest(t, u))
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Errorf("%s: error %v, want %v", u, err, wantErr)
+		}
+		if err == nil && wantErr == nil {
+			if resp.StatusCode != want.StatusCode || resp.Header.Get("Location") != want.Header.Get("Location") {
+				t.Errorf("%s: %d %q, want %d %q", u, resp.StatusCode, resp.Header.Get("Location"), want.StatusCode, want.Header.Get("Location"))
+			}
+			resp.Body.Close()
+			want.Body.Close()
+		}
+	}
+	if auth == "" {
+		t.Error("a URL's user information was not sent as basic authentication")
+	}
+}
+
+func mustRequest(t *testing.T, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
