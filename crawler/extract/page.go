@@ -138,8 +138,8 @@ func parse(body []byte, pageURL *url.URL, header http.Header, opts Options, how 
 	p.Skipped, p.SkippedMore = s.skipped, s.skippedMore
 	base := baseURL(s.base, pageURL)
 	prefix := plainPrefix(base)
-	seen := make(map[string]bool, len(s.hrefs))
-	for _, h := range s.hrefs {
+	var links distinct
+	for _, h := range s.hrefs.items {
 		u, reason, ok := resolvePlain(prefix, h)
 		if !ok {
 			u, reason = resolve(base, h)
@@ -147,13 +147,15 @@ func parse(body []byte, pageURL *url.URL, header http.Header, opts Options, how 
 		switch {
 		case reason != "":
 			p.skip(h, reason)
-		case u == "" || seen[u]:
+		case u == "" || links.has(u):
 		case len(u) > MaxURLLength:
 			p.skip(u, tooLong)
 		default:
-			seen[u] = true
-			p.Links = append(p.Links, u)
+			links.add(u)
 		}
+	}
+	if links.items != nil {
+		p.Links = links.items
 	}
 	return p, used, nil
 }
