@@ -23,9 +23,9 @@ type scan struct {
 	tdm      TDM  // the first tdm-reservation and tdm-policy meta tags
 	gotTDM   bool // a tdm-reservation was seen (it may be empty)
 
-	hrefs       distinct // cleaned, followable, in document order
-	dropped     int             // links past maxLinks
-	skipped     []Skipped       // links too long to hold
+	hrefs       distinct  // cleaned, followable, in document order
+	dropped     int       // links past maxLinks
+	skipped     []Skipped // links too long to hold
 	skippedMore int
 }
 
