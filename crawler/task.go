@@ -163,9 +163,12 @@ func (p *pool) run(t task) (r result) {
 	// counts from there; its IP group's other hosts may wait to hear.
 	var notify func(time.Time)
 	if t.notifySent {
+		// The note is made from copies: a closure holding t itself would
+		// move the whole task to the heap for every request.
+		host, claim := t.host, t.claim
 		notify = func(at time.Time) {
 			select {
-			case p.sentNotes <- sentNote{host: t.host, claim: t.claim, at: at}:
+			case p.sentNotes <- sentNote{host: host, claim: claim, at: at}:
 			default: // the channel has room for one per task; if not, receive reports it
 			}
 		}

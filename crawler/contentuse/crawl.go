@@ -17,18 +17,31 @@ import (
 // robots.txt ones (fromRobots, read at dispatch), and says whether the
 // declared purpose may store it. Statements are ordered by where they
 // come from, so the source a use shows is the first that decided it.
+//
+// When no statement says anything (most responses) it returns nil, which
+// reads as every use unspecified, as Combine's answer would: building
+// that answer, a map of every known use, for every page was a fifth of
+// this function's cost in a crawl. Statements that say nothing are left
+// out before combining, which changes no answer (they decide no use).
 func ResponseUse(purpose, agent string, fromRobots []Statement, resp *fetch.Response, page *extract.Page) (Uses, *Refusal) {
-	stmts := append([]Statement(nil), fromRobots...)
+	var buf [8]Statement // the robots.txt ones and up to five here, without an allocation
+	stmts := buf[:0]
+	for _, s := range fromRobots {
+		stmts = appendSaid(stmts, s)
+	}
 	h := resp.Header
 	if v := h.Values("Content-Usage"); len(v) > 0 {
 		// Field lines of a structured field combine with commas (RFC 9651 4.2).
-		stmts = append(stmts, ParseContentUsage(strings.Join(v, ", "), "header Content-Usage"))
+		stmts = appendSaid(stmts, ParseContentUsage(strings.Join(v, ", "), "header Content-Usage"))
 	}
-	stmts = append(stmts, ParseTDM(h.Get("Tdm-Reservation"), h.Get("Tdm-Policy"), "header tdm-reservation"))
-	stmts = append(stmts, FromDirectives(extract.Header(h, agent).Other, "header X-Robots-Tag"))
+	stmts = appendSaid(stmts, ParseTDM(h.Get("Tdm-Reservation"), h.Get("Tdm-Policy"), "header tdm-reservation"))
+	stmts = appendSaid(stmts, FromDirectives(extract.Header(h, agent).Other, "header X-Robots-Tag"))
 	if page != nil {
-		stmts = append(stmts, ParseTDM(page.TDM.Reservation, page.TDM.Policy, "meta tdm-reservation"))
-		stmts = append(stmts, FromDirectives(page.Directives.Other, "meta robots"))
+		stmts = appendSaid(stmts, ParseTDM(page.TDM.Reservation, page.TDM.Policy, "meta tdm-reservation"))
+		stmts = appendSaid(stmts, FromDirectives(page.Directives.Other, "meta robots"))
+	}
+	if len(stmts) == 0 {
+		return nil, nil
 	}
 	uses := Combine(stmts)
 	image := strings.HasPrefix(strings.ToLower(resp.ContentType), "image/")
@@ -36,6 +49,14 @@ func ResponseUse(purpose, agent string, fromRobots []Statement, resp *fetch.Resp
 		return uses, &r
 	}
 	return uses, nil
+}
+
+// appendSaid appends s to stmts unless it states nothing.
+func appendSaid(stmts []Statement, s Statement) []Statement {
+	if s.Empty() {
+		return stmts
+	}
+	return append(stmts, s)
 }
 
 // StoredUse is uses as the URL's record keeps them: only the uses a signal

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,23 @@ func BenchmarkParsers(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPageSmall: a small page of three links, as crawltest's trees
+// serve (the web BenchmarkCrawl and `make compare` crawl), with the
+// headers a server gives it: the per-page costs of a parse, whatever the
+// size of the page.
+func BenchmarkPageSmall(b *testing.B) {
+	body := []byte(`<html><head><title>h1 page 7</title></head><body><a href="/p/15">child 15</a> ` +
+		`<a href="/p/16">child 16</a> <a href="http://127.0.0.1:40001/">h2</a> </body></html>`)
+	header := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	u := mustURL(b, "http://127.0.0.1:40000/p/7")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, err := Parse(body, u, header, Options{Agent: "politecrawl"}); err != nil || len(p.Links) != 3 {
+			b.Fatal(p, err)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html/charset"
 )
 
 func mustURL(t testing.TB, s string) *url.URL {
@@ -345,6 +347,10 @@ func TestCharsets(t *testing.T) {
 		{"utf-8 with BOM", "text/html; charset=utf-8", "\xef\xbb\xbf<title>Café</title>", ""},
 		{"BOM, no header", "", "\xef\xbb\xbf<title>Café</title>", ""},
 		{"utf-8 declared, invalid bytes", "text/html; charset=utf-8", "<title>Café\xff</title>", "Café\ufffd"},
+		// A byte order mark outweighs the header (UTF-16 here).
+		{"utf-16 BOM, utf-8 declared", "text/html; charset=utf-8", utf16LE("<title>Café</title>"), ""},
+		{"utf-8, spelt otherwise", " TEXT/HTML ;\tCharset=UTF-8 ", "<title>Café</title>", ""},
+		{"latin-1 in a utf-8 header's shape", "text/html; charset=latin1", "<title>Caf\xe9</title>", ""},
 	} {
 		h := http.Header{"Content-Type": {c.ct}}
 		p, err := HTML([]byte(c.body), mustURL(t, "http://h/"), h, "x")
@@ -356,6 +362,34 @@ func TestCharsets(t *testing.T) {
 			t.Errorf("%s: title %q, %v", c.name, p.Title, err)
 		}
 	}
+}
+
+// utf16LE encodes s (ASCII and Latin-1 only) as UTF-16LE with its byte
+// order mark.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, r := range s {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return string(b)
+}
+
+// FuzzDeclaresUTF8: a Content-Type that declaresUTF8 accepts is one the
+// charset package reads as UTF-8 for certain, so skipping it changes no
+// page.
+func FuzzDeclaresUTF8(f *testing.F) {
+	for _, ct := range []string{"text/html; charset=utf-8", "Text/HTML;CHARSET=UTF-8", "text/html; charset=utf-8;", "text/html ; charset = utf-8",
+		"application/xhtml+xml; charset=utf-8", "text/html; charset=\"utf-8\"", "text/plain; charset=utf-8", "text/html;\vcharset=utf-8"} {
+		f.Add(ct)
+	}
+	f.Fuzz(func(t *testing.T, ct string) {
+		if !declaresUTF8(ct) {
+			return
+		}
+		if _, name, certain := charset.DetermineEncoding([]byte("<p>x</p>"), ct); name != "utf-8" || !certain {
+			t.Fatalf("declaresUTF8(%q), but the charset package reads %q (certain %v)", ct, name, certain)
+		}
+	})
 }
 
 // TestLinkCapCountsPagesNotFragments: links that differ only in their

@@ -23,15 +23,14 @@ type scan struct {
 	tdm      TDM  // the first tdm-reservation and tdm-policy meta tags
 	gotTDM   bool // a tdm-reservation was seen (it may be empty)
 
-	hrefs       []string        // cleaned, followable, distinct, in document order
-	seen        map[string]bool // the hrefs held
-	dropped     int             // links past maxLinks
-	skipped     []Skipped       // links too long to hold
+	hrefs       distinct  // cleaned, followable, in document order
+	dropped     int       // links past maxLinks
+	skipped     []Skipped // links too long to hold
 	skippedMore int
 }
 
 func newScan(agent string, maxLinks int) *scan {
-	return &scan{agent: agent, maxLinks: maxLinks, seen: map[string]bool{}}
+	return &scan{agent: agent, maxLinks: maxLinks}
 }
 
 // run tokenizes r to its end. Only a read error is an error: the HTML
@@ -109,7 +108,7 @@ func (s *scan) metaTag(name, content string) {
 func (s *scan) link(href string) {
 	h := withoutFragment(cleanHref(href))
 	switch {
-	case !followable(h) || s.seen[h]:
+	case !followable(h) || s.hrefs.has(h):
 	case len(h) > MaxURLLength:
 		// Resolving cannot bring it under the limit in any real page;
 		// report it now rather than hold it.
@@ -118,11 +117,10 @@ func (s *scan) link(href string) {
 		} else {
 			s.skippedMore++
 		}
-	case s.maxLinks >= 0 && len(s.hrefs) >= s.maxLinks:
+	case s.maxLinks >= 0 && len(s.hrefs.items) >= s.maxLinks:
 		s.dropped++
 	default:
-		s.seen[h] = true
-		s.hrefs = append(s.hrefs, h)
+		s.hrefs.add(h)
 	}
 }
 

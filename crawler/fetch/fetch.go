@@ -91,6 +91,11 @@ func (f *Fetcher) Now() time.Time { return f.opts.Now() }
 type Fetcher struct {
 	opts   Options
 	client *http.Client
+	// plain is the header of every Fetch without conditions (User-Agent,
+	// From), shared by those requests and never written: a header map per
+	// request was a tenth of the bytes a fetch allocated. net/http only
+	// reads a request's header (the Client clones it to add anything).
+	plain http.Header
 }
 
 // New returns a Fetcher with its own connection pool.
@@ -113,7 +118,7 @@ func New(opts Options) *Fetcher {
 		if err != nil {
 			return nil, err
 		}
-		return &timedConn{Conn: c, now: opts.Now}, nil
+		return &timedConn{Conn: c, now: opts.Now, ip: remoteIP(c)}, nil
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address
@@ -133,7 +138,9 @@ func New(opts Options) *Fetcher {
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Fetcher{opts: opts, client: client}
+	f := &Fetcher{opts: opts, client: client, plain: http.Header{}}
+	f.setHeaders(&http.Request{Header: f.plain})
+	return f
 }
 
 // guard refuses connections to non-public addresses.
@@ -178,6 +185,45 @@ func (f *Fetcher) setHeaders(req *http.Request) {
 	if f.opts.From != "" {
 		req.Header.Set("From", f.opts.From)
 	}
+}
+
+// send is f.client.Do(req) for a GET without a body whose redirects are
+// not followed, without the Client: its redirect machinery copies every
+// request's header (for the hops it will never make here) and allocates
+// the copier, a tenth of a small page's client-side allocations. What the
+// Client does besides for such a request is done here too, to the same
+// errors: the url.Error around a transport's error, the scheme-mismatch
+// error, and the error for a redirect whose Location does not parse. A
+// URL with user information (the Client turns it into basic
+// authentication) goes through the Client. TestSendLikeClient holds the
+// two to the same answers.
+func (f *Fetcher) send(req *http.Request) (*http.Response, error) {
+	if req.URL.User != nil || req.Method != http.MethodGet || req.Body != nil {
+		return f.client.Do(req)
+	}
+	fail := func(err error) error {
+		return &url.Error{Op: "Get", URL: req.URL.String(), Err: err}
+	}
+	resp, err := f.client.Transport.RoundTrip(req)
+	if err != nil {
+		if tlsErr, ok := err.(tls.RecordHeaderError); ok && string(tlsErr.RecordHeader[:]) == "HTTP/" {
+			err = http.ErrSchemeMismatch
+		}
+		return nil, fail(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		// The Client parses the Location of a redirect before it asks
+		// CheckRedirect, and fails the request when it does not parse.
+		if loc := resp.Header.Get("Location"); loc != "" {
+			if _, err := req.URL.Parse(loc); err != nil {
+				resp.Body.Close()
+				return nil, fail(fmt.Errorf("failed to parse Location header %q: %v", loc, err))
+			}
+		}
+	}
+	return resp, nil
 }
 
 // Request is one page fetch. ETag and LastModified, when set, make it a
@@ -227,6 +273,10 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, &Error{Op: "request", URL: r.URL, Err: err}
 	}
+	req.Header = f.plain
+	if r.ETag != "" || r.LastModified != "" {
+		req.Header = f.plain.Clone()
+	}
 	if r.ETag != "" {
 		req.Header.Set("If-None-Match", r.ETag)
 	}
@@ -234,7 +284,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		req.Header.Set("If-Modified-Since", r.LastModified)
 	}
 	start := f.opts.Now()
-	resp, err := f.Do(req)
+	resp, err := f.send(f.traceCapture(req)) // not Do: its headers are set, and shared
 	if err != nil {
 		return nil, &Error{Op: "request", URL: r.URL, Err: err, Timeout: isTimeout(err)}
 	}
@@ -249,7 +299,7 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 		out.Duration = f.opts.Now().Sub(start)
 		return out, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, f.opts.MaxBody+1))
+	body, err := readBody(resp.Body, resp.ContentLength, f.opts.MaxBody)
 	if err != nil {
 		return nil, &Error{Op: "read body", URL: r.URL, Err: err, Timeout: isTimeout(err)}
 	}
@@ -259,6 +309,37 @@ func (f *Fetcher) Fetch(ctx context.Context, r Request) (*Response, error) {
 	out.Body = body
 	out.Duration = f.opts.Now().Sub(start)
 	return out, nil
+}
+
+// maxSizeHint bounds the buffer a body's Content-Length reserves before a
+// byte of it has come: a server may announce megabytes and send nothing.
+const maxSizeHint = 256 << 10
+
+// readBody is io.ReadAll(io.LimitReader(r, max+1)) with a first buffer
+// the size of the body when its length is known (size >= 0), up to
+// maxSizeHint: ReadAll starts at 512 bytes and grows by copying, a copy
+// and a discarded buffer at each doubling.
+func readBody(r io.Reader, size, max int64) ([]byte, error) {
+	r = io.LimitReader(r, max+1)
+	if size < 0 {
+		return io.ReadAll(r)
+	}
+	// One byte more than announced: the read that sees the end needs room,
+	// or the buffer would double just to find it.
+	b := make([]byte, 0, min(size, max, maxSizeHint)+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow, as ReadAll does
+		}
+	}
 }
 
 // Open sends one GET and returns the response with its body unread, for

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -55,6 +57,11 @@ func TestFetchBasics(t *testing.T) {
 	r, err = f.Fetch(ctx, Request{URL: srv.URL + "/cond", ETag: `W/"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"})
 	if err != nil || r.Status != 304 || got.Get("If-Modified-Since") != "Mon, 02 Jan 2006 15:04:05 GMT" {
 		t.Errorf("conditional GET: %+v %v", r, err)
+	}
+	// The conditions were that request's only: the next is plain.
+	if r, err = f.Fetch(ctx, Request{URL: srv.URL + "/page"}); err != nil || got.Get("If-None-Match") != "" ||
+		got.Get("If-Modified-Since") != "" || got.Get("User-Agent") != "politecrawl/1.0 (+https://example.org/bot)" {
+		t.Errorf("plain GET after a conditional one: %v, headers sent %v", err, got)
 	}
 }
 
@@ -157,4 +164,97 @@ func TestIdleConnections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadBody: the body read with a buffer sized from Content-Length is
+// what io.ReadAll reads, cut at the cap, whether the length announced is
+// right, short, long, unknown or huge.
+func TestReadBody(t *testing.T) {
+	const max = 1000
+	for _, tc := range []struct {
+		name string
+		body int   // bytes the reader holds
+		size int64 // Content-Length announced; -1 unknown
+	}{
+		{"exact", 300, 300},
+		{"empty", 0, 0},
+		{"unknown", 3000, -1},
+		{"announced short", 700, 100},
+		{"announced long", 100, 900},
+		{"exactly the cap", max, max},
+		{"over the cap", 5000, 5000},
+		{"one over the cap", max + 1, max + 1},
+		{"huge announced", 20, 1 << 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Repeat("abcdefghij", tc.body/10+1)[:tc.body]
+			want, _ := io.ReadAll(io.LimitReader(strings.NewReader(src), max+1))
+			got, err := readBody(iotest.HalfReader(strings.NewReader(src)), tc.size, max)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("readBody = %d bytes, %v; want %d bytes", len(got), err, len(want))
+			}
+			if cap(got) > 2*max+2 {
+				t.Errorf("buffer of %d bytes for a cap of %d", cap(got), max)
+			}
+		})
+	}
+	if _, err := readBody(iotest.ErrReader(errors.New("reset")), 10, max); err == nil || err.Error() != "reset" {
+		t.Errorf("read error = %v, want reset", err)
+	}
+}
+
+// TestSendLikeClient: a Fetch answers as it did when it went through
+// http.Client: the same responses, redirects as data, and the same errors
+// for a refused connection, a redirect whose Location does not parse, an
+// HTTP server asked in TLS, and a URL with user information.
+func TestSendLikeClient(t *testing.T) {
+	var auth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = r.Header.Get("Authorization")
+		switch r.URL.Path {
+		case "/badloc":
+			w.Header().Set("Location", "http://[::1")
+			w.WriteHeader(http.StatusFound)
+		case "/noloc":
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case "/badloc200":
+			w.Header().Set("Location", "http://[::1")
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	f := New(Options{UserAgent: "t", AllowPrivate: true})
+	defer f.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, u := range []string{srv.URL + "/", srv.URL + "/badloc", srv.URL + "/noloc", srv.URL + "/badloc200",
+		closed.URL + "/", "https://" + host + "/", "http://user:pw@" + host + "/"} {
+		resp, err := f.send(mustRequest(t, u))
+		want, wantErr := client.Do(mustRequest(t, u))
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Errorf("%s: error %v, want %v", u, err, wantErr)
+		}
+		if err == nil && wantErr == nil {
+			if resp.StatusCode != want.StatusCode || resp.Header.Get("Location") != want.Header.Get("Location") {
+				t.Errorf("%s: %d %q, want %d %q", u, resp.StatusCode, resp.Header.Get("Location"), want.StatusCode, want.Header.Get("Location"))
+			}
+			resp.Body.Close()
+			want.Body.Close()
+		}
+	}
+	if auth == "" {
+		t.Error("a URL's user information was not sent as basic authentication")
+	}
+}
+
+func mustRequest(t *testing.T, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }

@@ -20,10 +20,13 @@ import (
 // anything is written) and reads back the time of the first write after
 // that (SentMark).
 
-// timedConn notes when the first write after arm returned.
+// timedConn notes when the first write after arm returned. It also keeps
+// the IP its peer has (RemoteIP), found once when it was dialled rather
+// than parsed again for every request it carries.
 type timedConn struct {
 	net.Conn
 	now func() time.Time
+	ip  string
 
 	mu     sync.Mutex
 	armed  bool
@@ -78,10 +81,19 @@ func MarkSent(conn net.Conn) SentMark { return MarkSentNotify(conn, nil) }
 // must not block. It is never called for a connection the Fetcher did not
 // dial.
 func MarkSentNotify(conn net.Conn, notify func(time.Time)) SentMark {
+	tc := timed(conn)
+	if tc == nil {
+		return SentMark{}
+	}
+	tc.arm(notify)
+	return SentMark{tc}
+}
+
+// timed is the timedConn under conn, nil if the Fetcher did not dial it.
+func timed(conn net.Conn) *timedConn {
 	for conn != nil {
 		if tc, ok := conn.(*timedConn); ok {
-			tc.arm(notify)
-			return SentMark{tc}
+			return tc
 		}
 		u, ok := conn.(interface{ NetConn() net.Conn })
 		if !ok {
@@ -89,7 +101,7 @@ func MarkSentNotify(conn net.Conn, notify func(time.Time)) SentMark {
 		}
 		conn = u.NetConn()
 	}
-	return SentMark{}
+	return nil
 }
 
 // Time is when the first write after MarkSent returned; zero if none was

@@ -16,13 +16,14 @@ import (
 // went to (hosts that share one are limited together). Make one per
 // request with NewTrace; read it once the request is over.
 type Trace struct {
+	hooks    httptrace.ClientTrace // in the Trace: one allocation, not two
 	now      func() time.Time
 	notify   func(time.Time) // nil: nobody waits to hear when it went out
 	sent     atomic.Int64    // WroteRequest, Unix ns
 	first    atomic.Int64    // GotFirstResponseByte, Unix ns
 	ip       atomic.Pointer[string]
-	mark     atomic.Pointer[SentMark]
-	notified atomic.Bool // one note per request, whatever the connections
+	conn     atomic.Pointer[timedConn] // armed by GotConn; nil if not one the Fetcher dialled
+	notified atomic.Bool               // one note per request, whatever the connections
 }
 
 // NewTrace returns ctx with a client trace for one request. If notify is
@@ -30,13 +31,18 @@ type Trace struct {
 // request went out (see WithTrace's GotConn for when that is).
 func NewTrace(ctx context.Context, now func() time.Time, notify func(time.Time)) (context.Context, *Trace) {
 	t := &Trace{now: now, notify: notify}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+	t.hooks = httptrace.ClientTrace{
 		GotConn:              t.gotConn,
 		GotFirstResponseByte: t.gotFirstByte,
 		// WroteRequest comes once an HTTP/1.1 request is in the
 		// connection's buffer, before the flush (see Sent).
-		WroteRequest: func(httptrace.WroteRequestInfo) { t.sent.CompareAndSwap(0, t.now().UnixNano()) },
-	}), t
+		WroteRequest: t.wroteRequest,
+	}
+	return httptrace.WithClientTrace(ctx, &t.hooks), t
+}
+
+func (t *Trace) wroteRequest(httptrace.WroteRequestInfo) {
+	t.sent.CompareAndSwap(0, t.now().UnixNano())
 }
 
 func (t *Trace) note(at time.Time) {
@@ -53,20 +59,30 @@ func (t *Trace) note(at time.Time) {
 // transport's own. There the note waits for the first byte of the answer
 // (gotFirstByte), with the time of the write that answer is to.
 func (t *Trace) gotConn(info httptrace.GotConnInfo) {
-	s := RemoteIP(info.Conn)
-	t.ip.Store(&s)
+	tc := timed(info.Conn)
+	if tc != nil {
+		t.ip.Store(&tc.ip) // found at the dial, never changed after
+	} else {
+		s := remoteIP(info.Conn)
+		t.ip.Store(&s)
+	}
 	var notify func(time.Time)
 	if t.notify != nil && !info.Reused && !isHTTP2(info.Conn) {
 		notify = t.note
 	}
-	m := MarkSentNotify(info.Conn, notify)
-	t.mark.Store(&m)
+	if tc != nil {
+		tc.arm(notify)
+	}
+	t.conn.Store(tc)
 }
+
+// mark is the write mark of the connection GotConn armed (zero if none).
+func (t *Trace) mark() SentMark { return SentMark{t.conn.Load()} }
 
 func (t *Trace) gotFirstByte() {
 	t.first.CompareAndSwap(0, t.now().UnixNano())
-	if m := t.mark.Load(); m != nil && !m.Time().IsZero() {
-		t.note(m.Time())
+	if at := t.mark().Time(); !at.IsZero() {
+		t.note(at)
 	}
 }
 
@@ -81,8 +97,8 @@ func (t *Trace) Sent() time.Time {
 	if ns := t.sent.Load(); ns != 0 {
 		sent = time.Unix(0, ns)
 	}
-	if m := t.mark.Load(); m != nil && m.Time().After(sent) {
-		sent = m.Time()
+	if at := t.mark().Time(); at.After(sent) {
+		sent = at
 	}
 	return sent
 }
@@ -106,8 +122,16 @@ func (t *Trace) IP() string {
 }
 
 // RemoteIP is the IP address a connection goes to, "" when it has none
-// (an in-memory test network).
+// (an in-memory test network). For a connection the Fetcher dialled it is
+// the one found when it was dialled (a connection's peer does not change).
 func RemoteIP(conn net.Conn) string {
+	if tc := timed(conn); tc != nil {
+		return tc.ip
+	}
+	return remoteIP(conn)
+}
+
+func remoteIP(conn net.Conn) string {
 	if conn == nil {
 		return ""
 	}

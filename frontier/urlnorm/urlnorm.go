@@ -24,7 +24,15 @@ var (
 
 // Normalise parses raw and returns its normal form. It is idempotent:
 // Normalise(Normalise(x)) == Normalise(x).
+//
+// A URL already in the plainest normal form (see isPlainNormal) is
+// returned as it is, without parsing: most links a crawler finds are
+// (extract resolves them to absolute URLs), and parsing each again, to
+// build the same string, was most of a link's cost on the worker.
 func Normalise(raw string) (string, error) {
+	if isPlainNormal(raw) {
+		return raw, nil
+	}
 	u, err := Parse(raw)
 	if err != nil {
 		return "", err

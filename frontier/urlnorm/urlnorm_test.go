@@ -118,3 +118,63 @@ func BenchmarkNormalise(b *testing.B) {
 		_, _ = Normalise("HTTP://Example.com:80/a/./b/../c/%7efoo?x=1&y=%2f#frag")
 	}
 }
+
+// FuzzPlainNormal: a URL isPlainNormal passes is one the full parse
+// returns unchanged, so the shortcut changes no answer.
+func FuzzPlainNormal(f *testing.F) {
+	for _, s := range []string{"http://example.com/a", "https://h:8443/p/1?x=1&y=2", "http://127.0.0.1:40000/p/7",
+		"http://h:80/", "http://h/a/../b", "http://h/?", "http://h.:1/", "https://xn--fa-hia.de/~a_b-c.d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !isPlainNormal(raw) {
+			return
+		}
+		u, err := Parse(raw)
+		if err != nil || u.String() != raw {
+			t.Fatalf("isPlainNormal(%q), but the parse gives %v, %v", raw, u, err)
+		}
+	})
+}
+
+// TestPlainNormal: the URLs a crawl mostly meets take the shortcut, and
+// near misses do not (their normal form differs).
+func TestPlainNormal(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		plain bool
+	}{
+		{"http://127.0.0.1:40000/p/7", true},
+		{"https://example.com/a/b-c_d.html?id=42&x=y", true},
+		{"http://example.com/", true},
+		{"http://example.com", false},
+		{"http://Example.com/", false},
+		{"http://example.com:80/", false},
+		{"https://example.com:443/", false},
+		{"http://example.com:/", false},
+		{"http://example.com./", false},
+		{"http://example.com/a/./b", false},
+		{"http://example.com/a/..", false},
+		{"http://example.com/p?", false},
+		{"http://example.com/p#f", false},
+		{"http://example.com/%7e", false},
+		{"http://u@example.com/", false},
+		{"HTTP://example.com/", false},
+		{" http://example.com/", false},
+	} {
+		if got := isPlainNormal(c.in); got != c.plain {
+			t.Errorf("isPlainNormal(%q) = %v, want %v", c.in, got, c.plain)
+		}
+		n, err := Normalise(c.in)
+		if c.plain && (err != nil || n != c.in) {
+			t.Errorf("Normalise(%q) = %q, %v; want it unchanged", c.in, n, err)
+		}
+	}
+}
+
+func BenchmarkNormalisePlain(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = Normalise("http://127.0.0.1:40000/p/15")
+	}
+}
