@@ -113,6 +113,7 @@ func run(out io.Writer, o options) error {
 	fmt.Fprintf(out, "web: %d hosts x %d pages, %v server latency, no delays; %d workers; %d rounds\n",
 		o.hosts, o.pages, o.latency, o.workers, o.rounds)
 	rates := map[string][]float64{}
+	cpus := map[string][]float64{} // µs of CPU per page
 	for round := 1; round <= o.rounds; round++ {
 		// Each round starts with the next crawler, so none always runs
 		// first (or last) while the machine's load drifts.
@@ -123,13 +124,40 @@ func run(out io.Writer, o options) error {
 				return fmt.Errorf("round %d, %s: %w", round, name, err)
 			}
 			rates[name] = append(rates[name], r.rate())
+			cpus[name] = append(cpus[name], float64(r.cpuPerPage())/float64(time.Microsecond))
 			fmt.Fprintf(out, "round %d  %-14s %6.0f pages/s  (%d pages in %v; CPU %v per page, %.0f%% of one core; %d requests, %d for robots.txt; at most %d in flight on one host)\n",
 				round, name, r.rate(), r.pages, r.elapsed.Round(time.Millisecond), r.cpuPerPage().Round(time.Microsecond),
 				100*r.cpu.Seconds()/r.elapsed.Seconds(), r.requests, r.robots, r.maxFlight)
 		}
 	}
 	summarise(out, o.crawlers, rates)
+	summariseCPU(out, o.crawlers, cpus)
 	return nil
+}
+
+// summariseCPU prints each crawler's median CPU time per page and
+// politecrawl's ratio to colly's (issue 19's figure: at most 0.6x), per
+// round and of medians, as summarise does for pages/s. The in-process
+// servers' CPU is in every crawler's figure alike.
+func summariseCPU(out io.Writer, names []string, cpus map[string][]float64) {
+	fmt.Fprint(out, "median CPU per page  ")
+	for i, name := range names {
+		if i > 0 {
+			fmt.Fprint(out, ", ")
+		}
+		fmt.Fprintf(out, "%s %.0fµs", name, median(cpus[name]))
+	}
+	fmt.Fprintln(out)
+	base, colly := cpus["politecrawl"], cpus["colly"]
+	if len(base) == 0 || len(base) != len(colly) {
+		return
+	}
+	var ratios []float64
+	for i := range base {
+		ratios = append(ratios, base[i]/colly[i])
+	}
+	fmt.Fprintf(out, "CPU per page politecrawl / colly: %.2fx per round (median; rounds %.2f), %.2fx of medians\n",
+		median(ratios), ratios, median(base)/median(colly))
 }
 
 func crawlOnce(o options, name string) (result, error) {
