@@ -30,15 +30,19 @@ import (
 // commits as the disk allowed, and they ate a third of the CPU the fetches
 // needed (measured: 542 commits of 37 results, 4,845 pages/s; with the
 // ratio, 75 of 270 and 7,800 pages/s). The ratio keeps the committer busy
-// at most a quarter of the time, and ties the wait to the disk: where a
+// at most a seventh of the time, and ties the wait to the disk: where a
 // commit is one fsync of a few results (a polite crawl), a batch stays open
-// a few milliseconds. Results are still reported only once committed; what
+// a few tens of milliseconds. Ratio 6 and 100 ms rather than 3 and 50 ms:
+// each leaf page a batch touches is read into memory and written once
+// however many results share it, so twice the results per commit cost
+// less per page (BenchmarkCrawlSlowServers, 3 interleaved runs each: 284
+// -> 268 us of CPU per page median, 280 -> 610 pages per commit). Results are still reported only once committed; what
 // a crash loses is what was fetched in the last batch's window, fetched
 // again after the restart.
 const (
 	MaxResults = 1024
-	Ratio      = 3
-	AgeMax     = 50 * time.Millisecond
+	Ratio      = 6
+	AgeMax     = 100 * time.Millisecond
 )
 
 // Wait is how long a batch stays open after a commit that took last.

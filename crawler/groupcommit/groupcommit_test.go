@@ -13,7 +13,7 @@ import (
 
 // TestWait pins how long a batch of results stays open before it is
 // committed: Ratio times the last commit, so the committer is busy at most
-// a quarter of the time, and never more than AgeMax (what a crash may lose
+// a seventh of the time, and never more than AgeMax (what a crash may lose
 // is what was fetched in that window). A commit that took no time (a clock
 // that does not move, as under synctest) keeps batches as short as they
 // were: committed as soon as nothing is left to record.
@@ -23,8 +23,8 @@ func TestWait(t *testing.T) {
 	}{
 		{0, 0},
 		{-time.Millisecond, 0}, // a clock that stepped back
-		{time.Millisecond, 3 * time.Millisecond},
-		{10 * time.Millisecond, 30 * time.Millisecond},
+		{time.Millisecond, 6 * time.Millisecond},
+		{10 * time.Millisecond, 60 * time.Millisecond},
 		{20 * time.Millisecond, AgeMax},
 		{time.Second, AgeMax},
 	} {
@@ -243,7 +243,7 @@ func TestPipelineDue(t *testing.T) {
 	for _, tc := range []struct {
 		after time.Duration
 		due   bool
-	}{{0, false}, {11 * time.Millisecond, false}, {12 * time.Millisecond, true}, {time.Hour, true}} {
+	}{{0, false}, {Ratio*4*time.Millisecond - time.Millisecond, false}, {Ratio * 4 * time.Millisecond, true}, {time.Hour, true}} {
 		r.now = opened.Add(tc.after)
 		if got := r.p.Due(); got != tc.due {
 			t.Errorf("%v after opening (last commit 4 ms): due %v, want %v", tc.after, got, tc.due)
