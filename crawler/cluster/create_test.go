@@ -7,12 +7,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -83,8 +81,12 @@ func TestCreateRetryingCancelledDuringWait(t *testing.T) {
 func TestOpenStreamAndBucket(t *testing.T) {
 	srv := MustEmbedded(t)
 	nc, js := MustJetStream(t, srv.ClientURL())
-	var updates atomic.Int64
-	sub, err := nc.Subscribe("$JS.API.STREAM.UPDATE.>", func(*nats.Msg) { updates.Add(1) })
+	// A synchronous subscription: its messages are queued by the
+	// connection's reader in order, before the PONG that ends a flush, so
+	// after FlushTimeout every update request sent so far is pending. (A
+	// handler ran on a goroutine of its own, and the count read after a
+	// flush could still miss the last one: "sent 1, want 2".)
+	sub, err := nc.SubscribeSync("$JS.API.STREAM.UPDATE.>")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,11 @@ func TestOpenStreamAndBucket(t *testing.T) {
 		if err := nc.FlushTimeout(5 * time.Second); err != nil {
 			t.Fatal(err)
 		}
-		return updates.Load()
+		n, _, err := sub.Pending()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(n)
 	}
 	var wg sync.WaitGroup
 	for range 3 {
