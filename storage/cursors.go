@@ -15,8 +15,16 @@ import (
 // read seeks it from the root again, reusing its stack, so a read after a
 // write in the same transaction sees the write as Get would.
 
-// cursor returns the transaction's kept cursor over b.
+// cursor returns the transaction's kept cursor over b. Only a writable
+// transaction keeps them: bbolt caches its buckets, so the same bucket is
+// the same *bolt.Bucket every time. A read-only transaction hands out a
+// new Bucket for every lookup, none would match a kept cursor, and
+// keeping them made every read scan all those before it (30,000 GetURL
+// in one View: 191 ms before, 2.9 s).
 func (t *Tx) cursor(b *bolt.Bucket) *bolt.Cursor {
+	if !t.tx.Writable() {
+		return b.Cursor()
+	}
 	for _, c := range t.cursors {
 		if c.Bucket() == b {
 			return c

@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/json"
 	"fmt"
+	bolt "go.etcd.io/bbolt"
 	"math"
 	"slices"
 	"time"
@@ -37,6 +38,14 @@ func (t *Tx) GetHost(authority string) (HostRecord, error) {
 // commits, and read back as put until then. A record JSON cannot encode
 // (a NaN, a time past year 9999) is refused here, as writing it would be.
 func (t *Tx) PutHost(authority string, h HostRecord) error {
+	// What the put at flush would refuse, refused now: the error then
+	// belongs to this call, not to the whole batch's commit.
+	if !t.tx.Writable() {
+		return fmt.Errorf("put host %q: %w", authority, bolt.ErrTxNotWritable)
+	}
+	if authority == "" {
+		return fmt.Errorf("put host: %w", bolt.ErrKeyRequired)
+	}
 	if err := encodableHost(h); err != nil {
 		return fmt.Errorf("encode %s %q: %w", bucketHosts, authority, err)
 	}

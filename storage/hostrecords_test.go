@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"errors"
+
+	bolt "go.etcd.io/bbolt"
 	"math"
 	"reflect"
 	"testing"
@@ -83,5 +86,18 @@ func TestHostRecordsPutOncePerTx(t *testing.T) {
 		if err := d.Update(func(tx *Tx) error { return tx.PutHost("bad", bad) }); err == nil {
 			t.Errorf("PutHost(%+v) = nil error, want one", bad)
 		}
+	}
+}
+
+// TestPutHostRefusedAtOnce: a host record a flush could not write is
+// refused by PutHost itself (in a read-only transaction, or with no
+// name), so the error is the caller's and not the whole batch's commit.
+func TestPutHostRefusedAtOnce(t *testing.T) {
+	d := mustOpen(t)
+	if err := d.View(func(tx *Tx) error { return tx.PutHost("h.test", HostRecord{}) }); !errors.Is(err, bolt.ErrTxNotWritable) {
+		t.Errorf("PutHost in a View: %v, want ErrTxNotWritable", err)
+	}
+	if err := d.Update(func(tx *Tx) error { return tx.PutHost("", HostRecord{}) }); !errors.Is(err, bolt.ErrKeyRequired) {
+		t.Errorf("PutHost with no name: %v, want ErrKeyRequired", err)
 	}
 }
