@@ -1,6 +1,9 @@
 package frontier
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // A host's IP group must be known before its first request, or that
 // request escapes the group's limits: twenty host names of one server,
@@ -98,13 +101,33 @@ func (s *Scheduler) LookupsWaiting() int { return len(s.lookups) }
 // connect to until until (zero: for good), with the name's other
 // addresses to try when ip refuses a connection, or the lookup's error.
 // The host joins ip's group and is back in the schedule.
+//
+// A host whose requests reached one of the name's other addresses (the
+// first refused: see fetch.Address) is in that address's group, and stays
+// there while the new answer still lists it: it comes first, so the host
+// does not go back and forth between two groups at every lookup.
 func (s *Scheduler) Resolved(host, ip string, others []string, err error, until, now time.Time) {
 	h := s.slot(host)
 	h.addr = address{state: lookupKnown, ip: ip, others: others, err: err, until: until}
-	if err == nil && ip != "" {
-		s.SetGroup(host, ip, now)
+	if h.group != nil {
+		h.addr.prefer(h.group.ip)
+	}
+	if err == nil && h.addr.ip != "" {
+		s.SetGroup(host, h.addr.ip, now)
 	}
 	s.update(h, now)
+}
+
+// prefer puts ip first among a's addresses, if a lists it.
+func (a *address) prefer(ip string) {
+	i := slices.Index(a.others, ip)
+	if ip == a.ip || i < 0 {
+		return
+	}
+	others := make([]string, 0, len(a.others))
+	others = append(others, a.ip)
+	others = append(others, a.others[:i]...)
+	a.ip, a.others = ip, append(others, a.others[i+1:]...)
 }
 
 // Address is host's looked-up address, the name's other addresses and

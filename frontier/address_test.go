@@ -100,3 +100,31 @@ func TestLookupsOff(t *testing.T) {
 		t.Errorf("lookups %v", got)
 	}
 }
+
+// TestAddressThatAnswered: a host whose request reached its name's second
+// address (the first refused) joins that address's group, its next
+// claims connect there first, and a new lookup listing both addresses
+// keeps it there instead of moving it back and forth; once the answer no
+// longer lists that address, the host goes to the new first one.
+func TestAddressThatAnswered(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetResolveFirst(true)
+	s.SetWork("a", true, t0)
+	const x, y, z = "192.0.2.1", "192.0.2.2", "192.0.2.3"
+	check := func(step, wantGroup, wantIP string, wantOthers []string) {
+		t.Helper()
+		ip, others, _ := s.Address("a")
+		if g := s.Group("a"); g != wantGroup || ip != wantIP || !slices.Equal(others, wantOthers) {
+			t.Errorf("%s: group %s, address %s then %v; want group %s, address %s then %v", step, g, ip, others, wantGroup, wantIP, wantOthers)
+		}
+	}
+	s.Resolved("a", x, []string{z, y}, nil, t0.Add(time.Minute), t0)
+	check("looked up", x, x, []string{z, y})
+	s.SetGroup("a", y, t0) // a request went to y: x refused it
+	check("answered at y", y, y, []string{x, z})
+	s.Resolved("a", x, []string{z, y}, nil, t0.Add(2*time.Minute), t0.Add(time.Minute))
+	check("looked up again", y, y, []string{x, z})
+	s.Resolved("a", x, []string{z}, nil, t0.Add(3*time.Minute), t0.Add(2*time.Minute))
+	check("y no longer listed", x, x, []string{z})
+}

@@ -62,6 +62,9 @@ func (s *Scheduler) SetGroup(host, ip string, now time.Time) {
 	if h.group != nil && h.group.ip == ip {
 		return
 	}
+	// A request that reached another of the name's addresses: the next
+	// ones connect there first, in the group they count in.
+	h.addr.prefer(ip)
 	if old := h.group; old != nil {
 		old.hosts--
 		s.dropParked(old, h)

@@ -19,7 +19,9 @@ import (
 // When IP refuses the connection (or does not answer within the connect
 // timeout), Others are tried in order, as Go's own dialer tries every
 // address of a name: one server down behind round-robin DNS would
-// otherwise fail every request to the host until its answer expired.
+// otherwise fail every request to the host until its answer expired. The
+// connection's IP (Trace.IP) is the address that answered, and the
+// frontier moves the host to that address's group.
 type Address struct {
 	Host   string // the host name (a port, if any, is ignored)
 	IP     string

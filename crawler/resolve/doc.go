@@ -25,8 +25,10 @@
 // address's. Up to MaxOthers further addresses come with it: a connection
 // the first refuses (or that times out) is tried at the next, in order,
 // as Go's own dialer does, so one server down behind round-robin DNS does
-// not fail the host. A request that reaches another address still counts
-// in the first one's IP group.
+// not fail the host. The request that finds the first address down counts
+// in its IP group; the host then joins the group of the address that
+// answered, connects there first, and stays there across lookups while
+// the name still lists it.
 //
 // When a host's answer changes, the Fetcher's idle connection to the old
 // address can still be reused for it: http.Transport keys its pool by the
