@@ -208,13 +208,19 @@ func (c *Crawler) recordReceived(tx *storage.Tx, n int) error {
 		}
 		c.receivedSize -= resultSize(r)
 	}
-	// The rest moves to the front, so the queue keeps its array: sliced
-	// from the front, it lost capacity at every chunk and appends grew a
-	// new one (about 870 bytes allocated per page). What moves is at
-	// most a batch of results, a small copy beside recording a chunk.
-	m := copy(c.received, c.received[n:])
-	clear(c.received[m:])
-	c.received = c.received[:m]
+	clear(c.received[:n])
+	// A short rest moves to the front, so the queue keeps its array:
+	// sliced from the front, it lost capacity at every chunk, and appends
+	// grew new arrays all the time (about 870 bytes allocated per page).
+	// A long rest (results piled up behind a commit) is sliced instead:
+	// moving it at every chunk would copy it over and over.
+	if rest := len(c.received) - n; rest <= 4*recordChunk {
+		m := copy(c.received, c.received[n:])
+		clear(c.received[m:])
+		c.received = c.received[:m]
+	} else {
+		c.received = c.received[n:]
+	}
 	return nil
 }
 
