@@ -140,24 +140,33 @@ func run(out io.Writer, o options) error {
 // round and of medians, as summarise does for pages/s. The in-process
 // servers' CPU is in every crawler's figure alike.
 func summariseCPU(out io.Writer, names []string, cpus map[string][]float64) {
-	fmt.Fprint(out, "median CPU per page  ")
+	printMedians(out, "median CPU per page  ", "%s %.0fµs", names, cpus)
+	if base, colly := cpus["politecrawl"], cpus["colly"]; len(base) > 0 && len(base) == len(colly) {
+		ratios := perRound(base, colly)
+		fmt.Fprintf(out, "CPU per page politecrawl / colly: %.2fx per round (median; rounds %.2f), %.2fx of medians\n",
+			median(ratios), ratios, median(base)/median(colly))
+	}
+}
+
+// printMedians prints a line of each crawler's median value.
+func printMedians(out io.Writer, prefix, format string, names []string, values map[string][]float64) {
+	fmt.Fprint(out, prefix)
 	for i, name := range names {
 		if i > 0 {
 			fmt.Fprint(out, ", ")
 		}
-		fmt.Fprintf(out, "%s %.0fµs", name, median(cpus[name]))
+		fmt.Fprintf(out, format, name, median(values[name]))
 	}
 	fmt.Fprintln(out)
-	base, colly := cpus["politecrawl"], cpus["colly"]
-	if len(base) == 0 || len(base) != len(colly) {
-		return
-	}
+}
+
+// perRound is a[i]/b[i] for each round.
+func perRound(a, b []float64) []float64 {
 	var ratios []float64
-	for i := range base {
-		ratios = append(ratios, base[i]/colly[i])
+	for i := range min(len(a), len(b)) {
+		ratios = append(ratios, a[i]/b[i])
 	}
-	fmt.Fprintf(out, "CPU per page politecrawl / colly: %.2fx per round (median; rounds %.2f), %.2fx of medians\n",
-		median(ratios), ratios, median(base)/median(colly))
+	return ratios
 }
 
 func crawlOnce(o options, name string) (result, error) {
@@ -181,23 +190,13 @@ func crawlOnce(o options, name string) (result, error) {
 // to each other crawler: the median of the per-round ratios (crawls of one
 // round ran close in time, under similar load) and the ratio of medians.
 func summarise(out io.Writer, names []string, rates map[string][]float64) {
-	fmt.Fprint(out, "median  ")
-	for i, name := range names {
-		if i > 0 {
-			fmt.Fprint(out, ", ")
-		}
-		fmt.Fprintf(out, "%s %.0f pages/s", name, median(rates[name]))
-	}
-	fmt.Fprintln(out)
+	printMedians(out, "median  ", "%s %.0f pages/s", names, rates)
 	base := rates["politecrawl"]
 	for _, name := range names {
 		if name == "politecrawl" || len(base) == 0 {
 			continue
 		}
-		var ratios []float64
-		for i, r := range rates[name] {
-			ratios = append(ratios, base[i]/r)
-		}
+		ratios := perRound(base, rates[name])
 		fmt.Fprintf(out, "politecrawl / %s: %.2fx per round (median; rounds %.2f), %.2fx of medians\n",
 			name, median(ratios), ratios, median(base)/median(rates[name]))
 	}
@@ -206,10 +205,7 @@ func summarise(out io.Writer, names []string, rates map[string][]float64) {
 	// so ceiling/colly is the most any of them could reach against colly
 	// in this run, whatever its engine.
 	if ceil, colly := rates["ceiling"], rates["colly"]; len(ceil) > 0 && len(ceil) == len(colly) {
-		var ratios []float64
-		for i := range ceil {
-			ratios = append(ratios, ceil[i]/colly[i])
-		}
+		ratios := perRound(ceil, colly)
 		fmt.Fprintf(out, "ceiling / colly: %.2fx per round (median; rounds %.2f): the most any crawler could reach against colly here\n",
 			median(ratios), ratios)
 	}
