@@ -138,19 +138,8 @@ func TestNextAddressWhenTheFirstRefuses(t *testing.T) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	cfg.RobotsRetryBase = time.Minute // a retry would hang the test
-	db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-	defer db.Close()
-	c, err := New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := c.Run(ctx); err != nil || ctx.Err() != nil {
-		t.Fatalf("run: %v %v", err, ctx.Err())
-	}
 	fetched := 0
-	for u, r := range records(t, db) {
+	for u, r := range runToEnd(t, filepath.Join(t.TempDir(), "s.db"), cfg) {
 		if r.State != storage.Fetched {
 			t.Errorf("%s: %s %s", u, r.State, r.Error)
 		}
