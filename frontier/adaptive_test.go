@@ -153,3 +153,60 @@ func TestAdaptiveNeverBelowFloor(t *testing.T) {
 		t.Errorf("delay %v %q, want 2s from Crawl-delay", d, why)
 	}
 }
+
+// TestAdaptiveSurvivesARestart: what the adaptive delay learnt of a host
+// (its smoothed time to first byte, the delay its errors made) is in its
+// record, and a restart from that record spaces the host as before the
+// stop, its first request included, instead of starting again from the
+// floor: a struggling server is not asked sooner because the crawler
+// restarted. A record without it (an older file) restores the floor.
+func TestAdaptiveSurvivesARestart(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	policy := Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 30 * time.Second}
+	for _, c := range []struct {
+		name    string
+		learn   func(s *Scheduler, now time.Time)
+		want    time.Duration
+		why     string
+		dropped bool // the record read as a file from before
+	}{
+		{"latency", func(s *Scheduler, now time.Time) { s.Observe("h", 400*ms, now) }, 4 * time.Second, WhyLatency, false},
+		{"errors", func(s *Scheduler, now time.Time) {
+			s.Fail("h", "HTTP 503", 0, now)
+			s.Fail("h", "HTTP 503", 0, now)
+		}, 4 * time.Second, WhyErrorBackoff, false},
+		{"older file", func(s *Scheduler, now time.Time) { s.Observe("h", 400*ms, now) }, time.Second, WhyDefault, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewScheduler()
+			s.SetBackoff(Backoff{Base: time.Millisecond, Max: time.Millisecond, MaxHold: time.Hour})
+			s.SetAdaptive(policy, t0)
+			s.SetIntervalWhy("h", time.Second, WhyDefault, t0)
+			s.SetWork("h", true, t0)
+			if _, _, ok := s.Next(t0); !ok {
+				t.Fatal("not claimed")
+			}
+			c.learn(s, t0)
+			s.Done("h", t0)
+			before, _ := s.Delay("h")
+			rec := s.Record("h")
+			if c.dropped {
+				rec.TTFBMs, rec.ErrorDelayS = 0, 0
+			}
+
+			later := t0.Add(500 * ms)
+			r := NewScheduler()
+			r.SetAdaptive(policy, later)
+			r.SetIntervalWhy("h", time.Second, WhyDefault, later)
+			r.RestoreHost("h", rec, 1, false, later)
+			r.SetWork("h", true, later)
+			d, why := r.Delay("h")
+			if d != c.want || why != c.why {
+				t.Errorf("after the restart: delay %v (%s), want %v (%s); before it %v", d, why, c.want, c.why, before)
+			}
+			if open := r.OpenAt("h", later); open.Before(t0.Add(c.want)) {
+				t.Errorf("first request after the restart at %v, %v after the last; want at least %v", open.Sub(t0), open.Sub(t0), c.want)
+			}
+		})
+	}
+}

@@ -342,6 +342,8 @@ func (s *Scheduler) Record(host string) storage.HostRecord {
 		Failures:    h.failures,
 		LastError:   h.lastError,
 		Paused:      h.stopped,
+		TTFBMs:      float64(h.ad.ttfb) / float64(time.Millisecond),
+		ErrorDelayS: h.ad.errDelay.Seconds(),
 	}
 	if h.group != nil {
 		r.IP = h.group.ip
@@ -362,8 +364,12 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	// record was not committed before a crash, or was lost to damage, has
 	// none, and was spaced by nothing until its robots.txt was read again.
 	iv := max(time.Duration(r.Interval*float64(time.Second)), s.Interval(host))
-	s.Restore(host, last, iv)
 	h := s.slot(host)
+	h.ad = adaptive{ttfb: durationOf(r.TTFBMs, time.Millisecond), errDelay: durationOf(r.ErrorDelayS, time.Second)}
+	s.Restore(host, last, iv)
+	// The first request waits the delay that was in force, the adaptive
+	// terms included, as every request before the stop did.
+	iv = max(iv, h.spacing)
 	h.failures, h.lastError, h.stopped = r.Failures, r.LastError, r.Paused
 	h.queued = queued
 	s.Hold(host, r.HoldUntil, now)
@@ -372,6 +378,15 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	}
 	s.SetGroup(host, r.IP, now)
 	s.update(h, now)
+}
+
+// durationOf reads a duration saved as a number of units, refusing what
+// no duration is (negative, not a number, out of range: a damaged file).
+func durationOf(v float64, unit time.Duration) time.Duration {
+	if !(v > 0) || v > float64(AdaptiveMax*1000/unit) {
+		return 0
+	}
+	return time.Duration(v * float64(unit))
 }
 
 // keepSpacing holds h until until: its last request before a restart plus

@@ -84,6 +84,12 @@ type HostRecord struct {
 	LastError   string    `json:"last_error,omitempty"`
 	IP          string    `json:"ip,omitempty"`     // the address its last connection went to: its IP group
 	Paused      bool      `json:"paused,omitempty"` // paused by the operator until resumed
+	// The adaptive delay's learnt state (frontier/adaptive.go): the
+	// smoothed time to first byte and the delay the errors made, so a
+	// restarted crawl keeps sparing a struggling server instead of
+	// starting again from the floor. Files from before read as none.
+	TTFBMs      float64 `json:"ttfb_ms,omitempty"`
+	ErrorDelayS float64 `json:"error_delay_s,omitempty"`
 	// The recheck schedule's part (frontier/freshness.Host): the
 	// histogram of its pages' change rates, its new pages per day and
 	// when that was counted, and what its schedule expects: the share
