@@ -126,7 +126,7 @@ func (f *Frontier[H]) Release(host string, id uint64, sent time.Time, ip string,
 	}
 	f.sched.Done(host, now)
 	if ip != "" {
-		f.sched.SetGroup(host, ip, now)
+		f.sched.Reached(host, ip, now)
 	}
 	f.setWork(host, now)
 	return true

@@ -377,6 +377,9 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 		s.keepSpacing(h, last.Add(iv), now)
 	}
 	s.SetGroup(host, r.IP, now)
+	// The group's spacing counts from the latest of its hosts' last
+	// requests before the stop, as each host's own does.
+	s.countIn(h, now)
 	s.update(h, now)
 }
 

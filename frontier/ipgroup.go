@@ -174,6 +174,29 @@ func (s *Scheduler) releaseGroup(h *Host, now time.Time, cancel bool) {
 	s.unpark(g, now)
 }
 
+// Reached puts host in the group of ip, the address its last request
+// connected to, and counts that request in the group's spacing: when the
+// name's first address refused it, the request was claimed in that
+// address's group but reached this one, whose other hosts must still wait
+// ip_delay after it.
+func (s *Scheduler) Reached(host, ip string, now time.Time) {
+	s.SetGroup(host, ip, now)
+	s.countIn(s.slot(host), now)
+}
+
+// countIn makes h's last request the start its group's spacing counts
+// from, if it is later than the group's own last start (a request that
+// reached the group from another's claim, or one before a restart).
+func (s *Scheduler) countIn(h *Host, now time.Time) {
+	g := h.group
+	if g == nil || h.last.IsZero() || !h.last.After(g.last) {
+		return
+	}
+	g.last = h.last
+	g.lim = s.groupLimiter(h.last)
+	s.update(h, now)
+}
+
 // startedGroup moves the group's last start to when the request really
 // went out.
 func (s *Scheduler) startedGroup(h *Host, t time.Time) {

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"github.com/politecrawl/politecrawl/storage"
 	"slices"
 	"testing"
 	"time"
@@ -171,5 +172,58 @@ func TestIPGroupMove(t *testing.T) {
 	}
 	if s.Group("a") != "ip2" || s.GroupInFlight("ip1")+s.GroupInFlight("ip2") != 1 {
 		t.Errorf("groups: a in %q, in flight ip1 %d ip2 %d", s.Group("a"), s.GroupInFlight("ip1"), s.GroupInFlight("ip2"))
+	}
+}
+
+// TestReachedGroupIsSpaced: a request claimed in the group of a name's
+// first address that reached its second (the first refused) counts in
+// the second's spacing: another host of that address waits ip_delay after
+// it. Before, the host moved groups but the group never heard of the
+// request, and the other host was claimed 200 ms after it.
+func TestReachedGroupIsSpaced(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const x, y = "192.0.2.1", "192.0.2.2"
+	s := NewScheduler()
+	s.SetResolveFirst(true)
+	s.SetIPLimits(0, 10*time.Second, t0)
+	s.Resolved("a", x, []string{y}, nil, time.Time{}, t0)
+	s.Resolved("b", y, nil, nil, time.Time{}, t0)
+	s.SetWork("a", true, t0)
+	if h, _, ok := s.Next(t0); !ok || h != "a" {
+		t.Fatalf("claimed %q %v, want a", h, ok)
+	}
+	s.Done("a", t0.Add(100*time.Millisecond))
+	s.Reached("a", y, t0.Add(100*time.Millisecond)) // x refused: the request went to y
+	s.SetWork("b", true, t0.Add(200*time.Millisecond))
+	for _, at := range []time.Duration{200 * time.Millisecond, 9 * time.Second} {
+		if h, _, ok := s.Next(t0.Add(at)); ok {
+			t.Errorf("%s claimed %v after a's request reached %s, ip_delay 10s", h, at, y)
+		}
+	}
+	if _, _, ok := s.Next(t0.Add(11 * time.Second)); !ok {
+		t.Error("nothing claimed 11s after a's request: the group stayed closed")
+	}
+}
+
+// TestRestoredGroupIsSpaced: after a restart, the hosts of one IP wait
+// ip_delay from the latest of their last requests before the stop, as
+// each waits its own delay from its own: b (last asked 60 s before) is
+// not claimed 1 s after a's request to the same server.
+func TestRestoredGroupIsSpaced(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetIPLimits(0, 10*time.Second, t0)
+	for host, ago := range map[string]time.Duration{"a": time.Second, "b": time.Minute} {
+		s.SetIntervalWhy(host, time.Second, WhyDefault, t0)
+		s.RestoreHost(host, storage.HostRecord{LastRequest: t0.Add(-ago), Interval: 1, IP: "192.0.2.1"}, 1, false, t0)
+	}
+	s.SetWork("b", true, t0)
+	for _, at := range []time.Duration{0, 8 * time.Second} {
+		if h, _, ok := s.Next(t0.Add(at)); ok {
+			t.Errorf("%s claimed %v after the restart, %v after a's request to the same IP, ip_delay 10s", h, at, at+time.Second)
+		}
+	}
+	if _, _, ok := s.Next(t0.Add(10 * time.Second)); !ok {
+		t.Error("nothing claimed 11s after a's last request: the group stayed closed")
 	}
 }

@@ -77,7 +77,7 @@ type ContentUse struct {
 // must survive a restart.
 type HostRecord struct {
 	LastRequest time.Time `json:"last_request,omitzero"` // start of the last request sent
-	Interval    float64   `json:"interval_s,omitempty"`  // effective spacing last applied, seconds
+	Interval    float64   `json:"interval_s,omitempty"`  // the floor spacing last applied (robots.txt, config), seconds; the adaptive terms are below
 	HoldUntil   time.Time `json:"hold_until,omitzero"`   // Retry-After or backoff hold
 	Failures    int       `json:"failures,omitempty"`    // consecutive 5xx/429/timeouts
 	Pages       int       `json:"pages,omitempty"`       // pages fetched, for the per-host budget

@@ -2,8 +2,10 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
+	"time"
 )
 
 // A crawl looks a host's name up before its first request, to know which
@@ -66,22 +68,44 @@ func pinned(ctx context.Context, network, addr string, custom bool) ([]string, e
 	return out, nil
 }
 
-// dialFirst connects to the first of addrs that accepts, in order, and
-// returns the first address's error when none does (the one the host's
-// IP group is named after). A cancelled ctx ends it at once.
-func dialFirst(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), network string, addrs []string) (net.Conn, error) {
+// dialFirst connects to the first of addrs that accepts, in order, within
+// budget for them all (0: no bound of its own), and returns the first
+// address's error when none does; the private-address refusal only when
+// every address was refused so, since that refusal gives the host up at
+// once. As Go's own dialer does, each address gets an equal share of
+// what is left of the budget, at least 2 s (or all that is left): four
+// silent addresses take one connect timeout, not four. A cancelled ctx
+// ends it at once.
+func dialFirst(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), network string, addrs []string, budget time.Duration) (net.Conn, error) {
 	var first error
-	for _, a := range addrs {
-		c, err := dial(ctx, network, a)
+	var deadline time.Time
+	if budget > 0 && len(addrs) > 1 {
+		deadline = time.Now().Add(budget) // the dialer's own clock: connect deadlines are wall time
+	}
+	for i, a := range addrs {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			share := max(left/time.Duration(len(addrs)-i), min(2*time.Second, left))
+			actx, cancel = context.WithTimeout(ctx, share)
+		}
+		c, err := dial(actx, network, a)
+		cancel()
 		if err == nil {
 			return c, nil
 		}
-		if first == nil {
+		if first == nil || errors.Is(first, ErrPrivateAddress) && !errors.Is(err, ErrPrivateAddress) {
 			first = err
 		}
 		if ctx.Err() != nil {
 			break
 		}
+	}
+	if first == nil {
+		first = &net.OpError{Op: "dial", Net: network, Err: context.DeadlineExceeded}
 	}
 	return nil, first
 }

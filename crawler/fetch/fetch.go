@@ -114,7 +114,7 @@ func New(opts Options) *Fetcher {
 		if err != nil {
 			return nil, err
 		}
-		c, err := dialFirst(ctx, base, network, addrs)
+		c, err := dialFirst(ctx, base, network, addrs, opts.ConnectTimeout)
 		if err != nil {
 			return nil, err
 		}
