@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -15,7 +16,10 @@ import (
 func TestProgressOnTerminal(t *testing.T) {
 	script, err := exec.LookPath("script")
 	if err != nil {
-		t.Skip("util-linux script not installed: no pseudo-terminal to test with")
+		if os.Getenv("CI") == "true" {
+			t.Fatal("util-linux script (Debian: bsdutils) is not installed; .ci/run installs it")
+		}
+		t.Skip("util-linux script (Debian: bsdutils) not installed: no pseudo-terminal to test with; .ci/run installs it")
 	}
 	const pages = 30
 	w, names := treeWeb(pages)
