@@ -188,24 +188,28 @@ func (s *Scheduler) Reached(host, ip string, now time.Time) {
 // from, if it is later than the group's own last start (a request that
 // reached the group from another's claim, or one before a restart).
 func (s *Scheduler) countIn(h *Host, now time.Time) {
-	g := h.group
-	if g == nil || h.last.IsZero() || !h.last.After(g.last) {
-		return
+	if h.group != nil && !h.last.IsZero() && s.countFrom(h.group, h.last) {
+		s.update(h, now)
 	}
-	g.last = h.last
-	g.lim = s.groupLimiter(h.last)
-	s.update(h, now)
+}
+
+// countFrom makes t g's last start, if it is later than the one g has,
+// and reports whether it was.
+func (s *Scheduler) countFrom(g *ipGroup, t time.Time) bool {
+	if !t.After(g.last) {
+		return false
+	}
+	g.last = t
+	g.lim = s.groupLimiter(t)
+	return true
 }
 
 // startedGroup moves the group's last start to when the request really
 // went out.
 func (s *Scheduler) startedGroup(h *Host, t time.Time) {
-	g := h.flightGroup
-	if g == nil || !t.After(g.last) {
-		return
+	if g := h.flightGroup; g != nil {
+		s.countFrom(g, t)
 	}
-	g.last = t
-	g.lim = s.groupLimiter(t)
 }
 
 // Sent reports that the request claimed for host went out at t: spacing
