@@ -88,6 +88,11 @@ func pageMetadata(r *result) []archive.Field {
 		add("decision", "no response")
 	case p.Status == 429 || p.Status >= 500:
 		add("decision", fmt.Sprintf("retry later (HTTP %d); the host backs off", p.Status))
+	case p.Status == 304 && r.refusal != nil:
+		// The page did not change, but its signals now refuse the
+		// declared purpose: the body stored at an earlier fetch goes
+		// (see refuseUnchanged).
+		add("decision", "not modified since the last fetch; "+notStoredReason(r.refusal)+": the body stored earlier is dropped")
 	case p.Status == 304:
 		add("decision", "not modified since the last fetch: record kept")
 	case p.Location != "":

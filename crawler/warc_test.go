@@ -13,7 +13,9 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/archive"
 	"github.com/politecrawl/politecrawl/crawler/archive/archivetest"
+	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/fetch"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -341,4 +343,37 @@ func BenchmarkCrawlWARC(b *testing.B) {
 		db.Close()
 	}
 	b.ReportMetric(float64(hosts*pages*b.N)/total.Seconds(), "pages/s")
+}
+
+// TestPageMetadataDecision: the metadata record's decision says what the
+// crawl did with the exchange, a 304 whose signals now refuse the
+// declared purpose included (its stored body goes; "record kept" was
+// written for it before).
+func TestPageMetadataDecision(t *testing.T) {
+	refusal := &contentuse.Refusal{Use: "train-ai", Source: "header Content-Usage", Purpose: "ai-train"}
+	for _, tc := range []struct {
+		name string
+		r    result
+		want string
+	}{
+		{"no response", result{}, "no response"},
+		{"server error", result{page: &fetch.Response{Status: 503}}, "retry later (HTTP 503); the host backs off"},
+		{"304", result{page: &fetch.Response{Status: 304}}, "not modified since the last fetch: record kept"},
+		{"304 refused", result{page: &fetch.Response{Status: 304}, refusal: refusal},
+			"not modified since the last fetch; content-use: train-ai=no (header Content-Usage) refuses purpose ai-train: not stored: the body stored earlier is dropped"},
+		{"redirect", result{page: &fetch.Response{Status: 301, Location: "http://h/x"}}, "redirect to http://h/x: followed as a URL of its own"},
+		{"200", result{page: &fetch.Response{Status: 200}}, "fetched"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got string
+			for _, f := range pageMetadata(&tc.r) {
+				if f.Name == "decision" {
+					got = f.Value
+				}
+			}
+			if got != tc.want {
+				t.Errorf("decision %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
