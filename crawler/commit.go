@@ -51,7 +51,7 @@ func (c *Crawler) update(fn func(tx *storage.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	if n := len(c.received); n > 0 {
+	if n := c.received.Len(); n > 0 {
 		err = b.Do(func(tx *storage.Tx) error { return c.recordReceived(tx, n) })
 		c.commits.Recorded(n)
 	}
@@ -78,16 +78,16 @@ func (c *Crawler) recordSome(now bool) error {
 	if err != nil {
 		return err
 	}
-	if len(c.received) == 0 {
+	if c.received.Len() == 0 {
 		return c.handOver()
 	}
-	n := min(recordChunk, len(c.received))
+	n := min(recordChunk, c.received.Len())
 	if err := b.Do(func(tx *storage.Tx) error { return c.recordReceived(tx, n) }); err != nil {
 		c.commits.Drop()
 		return err
 	}
 	c.commits.Recorded(n)
-	if c.commits.Full() || (len(c.received) == 0 && (c.commits.Due() || now)) {
+	if c.commits.Full() || (c.received.Len() == 0 && (c.commits.Due() || now)) {
 		return c.handOver()
 	}
 	return nil
@@ -115,7 +115,7 @@ func (c *Crawler) updateAlone(fn func(tx *storage.Tx) error) error {
 
 // flush records every received result and waits until all is committed.
 func (c *Crawler) flush() error {
-	if len(c.received) > 0 || c.commits.Batch() != nil || len(c.commits.Noted()) > 0 {
+	if c.received.Len() > 0 || c.commits.Batch() != nil || len(c.commits.Noted()) > 0 {
 		if err := c.update(nil); err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (c *Crawler) receive(r result) error {
 		c.rules.applyTDMRep(c.fetchCtx, r)
 		c.release(&r)
 	}
-	c.received = append(c.received, r)
+	c.received.Push(r)
 	c.receivedSize += resultSize(r)
 	return nil
 }
@@ -202,25 +202,14 @@ func (c *Crawler) release(r *result) bool {
 // recordReceived records the first n received results, in the order
 // they came.
 func (c *Crawler) recordReceived(tx *storage.Tx, n int) error {
-	for _, r := range c.received[:n] {
-		if err := c.record(tx, r); err != nil {
+	for i := 0; i < n; i++ {
+		r := c.received.At(i)
+		if err := c.record(tx, *r); err != nil {
 			return err
 		}
-		c.receivedSize -= resultSize(r)
+		c.receivedSize -= resultSize(*r)
 	}
-	clear(c.received[:n])
-	// A short rest moves to the front, so the queue keeps its array:
-	// sliced from the front, it lost capacity at every chunk, and appends
-	// grew new arrays all the time (about 870 bytes allocated per page).
-	// A long rest (results piled up behind a commit) is sliced instead:
-	// moving it at every chunk would copy it over and over.
-	if rest := len(c.received) - n; rest <= 4*recordChunk {
-		m := copy(c.received, c.received[n:])
-		clear(c.received[m:])
-		c.received = c.received[:m]
-	} else {
-		c.received = c.received[n:]
-	}
+	c.received.Drop(n)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/cuts"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
+	"github.com/politecrawl/politecrawl/crawler/fifo"
 	"github.com/politecrawl/politecrawl/crawler/gate"
 	"github.com/politecrawl/politecrawl/crawler/groupcommit"
 	"github.com/politecrawl/politecrawl/crawler/resolve"
@@ -44,11 +45,11 @@ type Crawler struct {
 	lookups *hostLookups       // hosts' names, looked up before their first request
 	waits   *robotswait.Notice // the "only waiting on robots.txt" notice
 
-	inflight     int            // tasks handed to workers and not back yet (waiting ones too)
-	tasks        chan task      // to the workers (see aheadOf); nil outside Run
-	received     []result       // results back from workers, waiting to be recorded
-	receivedSize int            // their weight in memory (see resultSize)
-	pending      []*pendingPage // link-heavy pages whose links are being admitted
+	inflight     int                // tasks handed to workers and not back yet (waiting ones too)
+	tasks        chan task          // to the workers (see aheadOf); nil outside Run
+	received     fifo.Queue[result] // results back from workers, waiting to be recorded
+	receivedSize int                // their weight in memory (see resultSize)
+	pending      []*pendingPage     // link-heavy pages whose links are being admitted
 	// commits holds the batch being built and the one being committed;
 	// each batch's outcomes (Events) are reported once it committed
 	// (see commit.go).
@@ -329,7 +330,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		// Nothing under way and nothing to start: the open batch would
 		// only wait to be due, and the crawl's end with it.
 		ending := c.inflight == 0 && len(c.pending) == 0 && wait < 0 && c.commits.Batch() != nil
-		if c.commits.Committing() == nil && (len(c.received) > 0 || c.commits.Due() || ending) {
+		if c.commits.Committing() == nil && (c.received.Len() > 0 || c.commits.Due() || ending) {
 			// Record what came back while the last batch was committed,
 			// a chunk at a time, taking in what comes back meanwhile.
 			if err := c.recordSome(ending); err != nil {
@@ -388,7 +389,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 // (negative: nothing to start), and whether the crawl is drained: nothing
 // under way, queued, due or to record, and no recrawl or cluster to wait for.
 func (c *Crawler) nextWait(wait time.Duration) (time.Duration, bool) {
-	idle := c.inflight == 0 && len(c.pending) == 0 && len(c.received) == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil &&
+	idle := c.inflight == 0 && len(c.pending) == 0 && c.received.Len() == 0 && c.commits.Committing() == nil && c.commits.Batch() == nil &&
 		!c.lookups.busy()
 	if idle && wait > 0 {
 		c.waits.Note(c.cfg.Now())

@@ -23,7 +23,7 @@ func (c *Crawler) dispatch(tasks chan<- task) (time.Duration, error) {
 	// slow disk slows the crawl instead of filling memory. Tasks
 	// CancelHosts took back count until a worker skips them (see cuts):
 	// they still take room in the tasks channel.
-	for c.inflight+c.cuts.Waiting() < c.cfg.Workers+aheadOf(c.cfg.Workers) && len(c.received) < groupcommit.MaxResults && c.receivedSize < receivedMax {
+	for c.inflight+c.cuts.Waiting() < c.cfg.Workers+aheadOf(c.cfg.Workers) && c.received.Len() < groupcommit.MaxResults && c.receivedSize < receivedMax {
 		now := c.cfg.Now()
 		cl, wait, ok := c.front.Claim(now)
 		c.cfg.Metrics.Waited(c.front.TakeWaited())

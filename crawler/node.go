@@ -89,8 +89,8 @@ func (c *Crawler) fail(err error) { c.fatal = err }
 // (links being admitted), or in the batches built or being committed.
 func (c *Crawler) uncommitted(match func(host string) bool) int {
 	n := 0
-	for _, r := range c.received {
-		if match(r.task.host) {
+	for i := range c.received.Len() {
+		if match(c.received.At(i).task.host) {
 			n++
 		}
 	}
