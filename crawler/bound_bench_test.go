@@ -162,6 +162,7 @@ func benchBound(b *testing.B, spec boundSpec) {
 	var requests, gaps int
 	var spanSum float64
 	var gapSum time.Duration
+	var lates []time.Duration // each gap's excess over the delay
 	var firstMin, firstMax, lastMax time.Time
 	for name, log := range logs {
 		requests += len(log)
@@ -188,6 +189,7 @@ func benchBound(b *testing.B, spec boundSpec) {
 			if i%(pages+1) != 0 {
 				gaps++
 				gapSum += gap
+				lates = append(lates, gap-delay)
 			}
 			if gap < delay && i%(pages+1) != 0 { // a new iteration starts afresh
 				early++
@@ -212,6 +214,12 @@ func benchBound(b *testing.B, spec boundSpec) {
 	b.ReportMetric(lastEnd.Sub(lastMax).Seconds(), "tail_s")
 	if gaps > 0 {
 		b.ReportMetric(float64((gapSum/time.Duration(gaps)-delay).Microseconds())/1000, "late_ms")
+		// The spread: a mean late by a few very late gaps (a stalled
+		// coordinator) reads differently from every gap a little late
+		// (a busy machine).
+		slices.Sort(lates)
+		b.ReportMetric(float64(lates[len(lates)/2].Microseconds())/1000, "late_p50_ms")
+		b.ReportMetric(float64(lates[len(lates)*99/100].Microseconds())/1000, "late_p99_ms")
 	}
 	b.ReportMetric(float64(minGap.Milliseconds()), "min_gap_ms")
 	if requests > 0 {
