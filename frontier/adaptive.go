@@ -94,9 +94,12 @@ func (a *adaptive) failed(current time.Duration, p Adaptive) {
 }
 
 // succeeded halves the error delay, and forgets it once it is no longer
-// above base (the delay without it).
-func (a *adaptive) succeeded(base time.Duration) {
-	if a.errDelay /= 2; a.errDelay <= base {
+// above base (the delay without it). It halves what was in force: an error
+// delay above the policy's Max (restored from a run with a larger
+// max_delay) counted only up to Max, and halving it from above would have
+// kept it there through more successes than the errors asked.
+func (a *adaptive) succeeded(base time.Duration, p Adaptive) {
+	if a.errDelay = min(a.errDelay, p.max()) / 2; a.errDelay <= base {
 		a.errDelay = 0
 	}
 }

@@ -3,6 +3,8 @@ package frontier
 import (
 	"testing"
 	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 const ms = time.Millisecond
@@ -208,5 +210,25 @@ func TestAdaptiveSurvivesARestart(t *testing.T) {
 				t.Errorf("first request after the restart at %v, %v after the last; want at least %v", open.Sub(t0), open.Sub(t0), c.want)
 			}
 		})
+	}
+}
+
+// TestRestoredErrorDelayAboveMax: an error delay learnt under a larger
+// max_delay and restored under a smaller one counts only up to the new
+// Max, and the first success halves that, as it would had the errors been
+// made under the new Max.
+func TestRestoredErrorDelayAboveMax(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewScheduler()
+	s.SetAdaptive(Adaptive{ErrorBackoff: true, Max: 10 * time.Second}, t0)
+	s.SetIntervalWhy("h", time.Second, WhyDefault, t0)
+	s.RestoreHost("h", storage.HostRecord{LastRequest: t0, Interval: 1, ErrorDelayS: 40}, 1, false, t0)
+	for i, want := range []time.Duration{10 * time.Second, 5 * time.Second, 2500 * ms, 1250 * ms, time.Second} {
+		if i > 0 {
+			s.Recovered("h", t0)
+		}
+		if d, _ := s.Delay("h"); d != want {
+			t.Errorf("after %d successes: delay %v, want %v", i, d, want)
+		}
 	}
 }

@@ -328,7 +328,7 @@ func (s *Scheduler) Recovered(host string, now time.Time) {
 	h := s.slot(host)
 	h.failures, h.lastError, h.holdWhy = 0, "", ""
 	base, _ := Spacing(h.interval, h.floorWhy, adaptive{ttfb: h.ad.ttfb}, s.adaptive)
-	h.ad.succeeded(base)
+	h.ad.succeeded(base, s.adaptive)
 	s.respace(h, now)
 }
 

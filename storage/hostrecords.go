@@ -87,7 +87,7 @@ func (t *Tx) flushHosts() error {
 // that is not finite, or a time RFC 3339 cannot write (a year past 9999,
 // a zone offset of 24 hours or more).
 func encodableHost(h HostRecord) error {
-	for _, f := range []float64{h.Interval, h.NewPerDay, h.Freshness, h.MeanIntervalS} {
+	for _, f := range []float64{h.Interval, h.NewPerDay, h.Freshness, h.MeanIntervalS, h.TTFBMs, h.ErrorDelayS} {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("unsupported value: %v", f)
 		}
