@@ -136,15 +136,27 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			return err
 		}
 	}
+	if err := c.urls.keepBody(tx, rec, r); err != nil {
+		return err
+	}
+	return c.urls.finish(tx, rec, t, storage.Fetched, rec.Error)
+}
+
+// keepBody stores or drops a fetched page's body beside its record, and
+// records how many of its links the limits dropped: a parsed page's
+// compressed body is kept unless it is noindex, refused by a content-use
+// signal, or its host keeps no bodies; an unparsed answer that is not a
+// 2xx drops the body and title an earlier fetch left.
+func (c *urlWriter) keepBody(tx *storage.Tx, rec *storage.URLRecord, r result) error {
 	if r.parsed != nil {
-		if err := c.urls.recordLinkLimits(tx, rec, r); err != nil {
+		if err := c.recordLinkLimits(tx, rec, r); err != nil {
 			return err
 		}
 		if r.gzBody != nil && !rec.NoIndex {
 			if err := tx.PutCompressedBody(rec.URL, r.gzBody); err != nil {
 				return err
 			}
-		} else if rec.NoIndex || r.refusal != nil || !t.keepBody {
+		} else if rec.NoIndex || r.refusal != nil || !r.task.keepBody {
 			// It may have been indexable, or its host's bodies kept, at
 			// an earlier fetch: an old body must not stand beside the
 			// new record.
@@ -152,7 +164,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 				return err
 			}
 		}
-	} else if p.Status < 200 || p.Status >= 300 {
+	} else if p := r.page; p.Status < 200 || p.Status >= 300 {
 		// A 4xx (or a redirect) on a recheck: the page's old body and
 		// title no longer stand for what the URL answers.
 		rec.Title = ""
@@ -160,7 +172,7 @@ func (c *Crawler) recordPage(tx *storage.Tx, r result, now time.Time) error {
 			return err
 		}
 	}
-	return c.urls.finish(tx, rec, t, storage.Fetched, rec.Error)
+	return nil
 }
 
 // fetchedRecord applies a page's response to its record (status,

@@ -181,6 +181,13 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	h.respond(w, r, p, n)
+}
+
+// respond answers r with page p, served n times so far: its failure
+// while n is within p.FailTimes, a 304 when r's validators match, the
+// page otherwise.
+func (h *Host) respond(w http.ResponseWriter, r *http.Request, p *Page, n int) {
 	if n <= p.FailTimes {
 		for k, v := range p.FailHeader {
 			w.Header().Set(k, v)
