@@ -475,6 +475,13 @@ func (f *Frontier[H]) Interval(host string) time.Duration { return f.sched.Inter
 // Record is the part of host's state that survives a restart.
 func (f *Frontier[H]) Record(host string) storage.HostRecord { return f.sched.Record(host) }
 
+// Learn takes what a cluster shard's previous owner learnt of host's
+// server, from the record it wrote (see Scheduler.Learn).
+func (f *Frontier[H]) Learn(host string, r storage.HostRecord, now time.Time) {
+	f.meet(host, now)
+	f.sched.Learn(host, r, now)
+}
+
 // QueuedTotal is the number of queued URLs over all hosts.
 func (f *Frontier[H]) QueuedTotal() int { return f.sched.QueuedTotal() }
 
