@@ -140,7 +140,7 @@ func learnt(r storage.HostRecord) adaptive {
 // the error delay r keeps. What was recorded before these were kept
 // gives the floor. It is how long a cluster shard's new owner waits
 // before its first request to a host the previous owner had slowed
-// down.
+// down, and the delay status shows of a crawl that is not running.
 func (p Adaptive) InForce(floor time.Duration, r storage.HostRecord) time.Duration {
 	d, _ := Spacing(max(time.Duration(r.Interval*float64(time.Second)), floor), "", learnt(r), p)
 	return d

@@ -80,7 +80,8 @@ type DelayPolicy struct {
 	ErrorBackoff  bool    // Adaptive.ErrorBackoff
 }
 
-func (p DelayPolicy) adaptive() Adaptive {
+// Adaptive is the policy's adaptive delay.
+func (p DelayPolicy) Adaptive() Adaptive {
 	return Adaptive{LatencyFactor: p.LatencyFactor, ErrorBackoff: p.ErrorBackoff, Max: p.Max}
 }
 
@@ -151,7 +152,7 @@ func New[H any](o Options) *Frontier[H] {
 	f.policy.Interval = o.Recrawl
 	f.admit.hosts = o.Hosts
 	f.sched.SetBackoff(o.Backoff)
-	f.sched.SetAdaptive(o.Delays.adaptive(), time.Time{})
+	f.sched.SetAdaptive(o.Delays.Adaptive(), time.Time{})
 	f.sched.SetResolveFirst(o.ResolveFirst)
 	f.sched.SetIPLimits(o.IPMaxInFlight, o.IPDelay, time.Time{})
 	return f
