@@ -299,7 +299,7 @@ func TestPrivateAddressRefusedAtOnce(t *testing.T) {
 	if r == nil || r.State != storage.Failed || !strings.Contains(r.Error, "private address") || !strings.Contains(r.Error, "network.allow_private") {
 		t.Errorf("record %+v", r)
 	}
-	st, err := status.Read(db, time.Now())
+	st, err := status.Read(db, time.Now(), frontier.Adaptive{})
 	if err != nil || len(st.PerHost) != 1 {
 		t.Fatalf("status %+v %v", st, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
 )
 
 // maxOverlap is the most requests the hosts of web were serving at once,
@@ -101,7 +102,7 @@ func TestPerIPLimits(t *testing.T) {
 			if tc.wantPeak > 0 && peak > tc.wantPeak {
 				t.Errorf("server served %d requests at once, limit %d", peak, tc.wantPeak)
 			}
-			st, err := status.Read(db, time.Now())
+			st, err := status.Read(db, time.Now(), frontier.Adaptive{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -251,6 +251,18 @@ func (c *NodeEngine) HoldHosts(ctx context.Context, until map[string]time.Time) 
 	})
 }
 
+// Learn gives the crawl what a shard's previous owner learnt of each
+// host's server (the time to first byte and error delay of the records it
+// wrote), so that their delays continue from it instead of the floor.
+func (c *NodeEngine) Learn(ctx context.Context, learnt map[string]storage.HostRecord) error {
+	return c.co.do(ctx, func() {
+		now := c.cfg.Now()
+		for host, r := range learnt {
+			c.front.Learn(host, r, now)
+		}
+	})
+}
+
 // HostRecords returns the timing of every host that match selects: what a
 // node hands over with a shard.
 func (c *NodeEngine) HostRecords(ctx context.Context, match func(host string) bool) (map[string]storage.HostRecord, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -79,7 +80,7 @@ func TestSharedIPFromTheFirstRequest(t *testing.T) {
 			if peak > 4 {
 				t.Errorf("the server served %d requests at once, ip_max_in_flight 4", peak)
 			}
-			st, err := status.Read(db, time.Now())
+			st, err := status.Read(db, time.Now(), frontier.Adaptive{})
 			if err != nil {
 				t.Fatal(err)
 			}

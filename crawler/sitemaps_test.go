@@ -12,6 +12,7 @@ import (
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
 	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -241,7 +242,7 @@ func TestSitemapReadAgainCountsThatRead(t *testing.T) {
 	if again.Listed != 6 || again.Accepted != 0 || !maps.Equal(again.Dropped, want) {
 		t.Errorf("read again: listed %d, accepted %d, dropped %v; want 6, 0, %v", again.Listed, again.Accepted, again.Dropped, want)
 	}
-	st, err := status.Read(db, time.Now())
+	st, err := status.Read(db, time.Now(), frontier.Adaptive{})
 	if err != nil {
 		t.Fatal(err)
 	}

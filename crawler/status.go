@@ -42,6 +42,7 @@ type liveHosts struct {
 	activity *status.ActivityView
 	views    []liveView
 	robots   map[string]status.Robots // by host; hosts whose robots.txt is fetching or unreachable
+	delays   frontier.Adaptive        // the adaptive delay's policy, for hosts known only to the state file
 }
 
 type liveView struct {
@@ -54,7 +55,8 @@ type liveView struct {
 func (c *Crawler) liveHosts() liveHosts {
 	now := c.cfg.Now()
 	l := liveHosts{now: now, started: c.watch.started, inFlight: c.work.gate.Busy(),
-		activity: c.watch.activity.View(now), views: make([]liveView, 0, c.front.HostCount()), robots: map[string]status.Robots{}}
+		activity: c.watch.activity.View(now), views: make([]liveView, 0, c.front.HostCount()), robots: map[string]status.Robots{},
+		delays: c.cfg.delayPolicy().Adaptive()}
 	c.front.Views(now, func(host string, v frontier.HostView) {
 		l.views = append(l.views, liveView{host, v})
 	})
@@ -77,7 +79,7 @@ func (c *Crawler) liveHosts() liveHosts {
 
 // liveStatus is status.Read completed with the coordinator's copy.
 func (c *Crawler) liveStatus(ctx context.Context, l liveHosts) (*status.Status, error) {
-	st, err := status.Read(c.db, l.now)
+	st, err := status.Read(c.db, l.now, l.delays)
 	if err != nil {
 		return nil, err
 	}

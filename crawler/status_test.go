@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
 	"github.com/politecrawl/politecrawl/storage"
 )
@@ -29,7 +30,7 @@ func hostCountsAgree(t *testing.T, db *storage.DB, recs map[string]*storage.URLR
 		}
 		want[h] = c
 	}
-	st, err := status.Read(db, time.Now())
+	st, err := status.Read(db, time.Now(), frontier.Adaptive{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package frontier
 import (
 	"fmt"
 	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 // A host's delay is a floor, what robots.txt and the configuration ask
@@ -127,6 +129,24 @@ func Spacing(floor time.Duration, floorWhy string, a adaptive, p Adaptive) (time
 		}
 	}
 	return d, why
+}
+
+// learnt is what a host record keeps of the adaptive delay (Record
+// writes it); values no duration can be are dropped.
+func learnt(r storage.HostRecord) adaptive {
+	return adaptive{ttfb: durationOf(r.TTFBMs, time.Millisecond), errDelay: durationOf(r.ErrorDelayS, time.Second)}
+}
+
+// InForce is the delay in force for a host whose record is r, as a
+// Scheduler restoring r spaces it: its floor (r.Interval, or floor when
+// that is longer) raised by what p makes of the time to first byte and
+// the error delay r keeps. What was recorded before these were kept
+// gives the floor. It is how long a cluster shard's new owner waits
+// before its first request to a host the previous owner had slowed
+// down, and the delay status shows of a crawl that is not running.
+func (p Adaptive) InForce(floor time.Duration, r storage.HostRecord) time.Duration {
+	d, _ := Spacing(max(time.Duration(r.Interval*float64(time.Second)), floor), "", learnt(r), p)
+	return d
 }
 
 // DelayReason says why host's next request waits what it waits, for

@@ -232,3 +232,102 @@ func TestRestoredErrorDelayAboveMax(t *testing.T) {
 		}
 	}
 }
+
+// TestInForce: the delay in force for a host record is the one a
+// Scheduler restoring the record spaces the host by, its floor (the
+// record's interval, or the one given when longer) raised by what the
+// record keeps of the adaptive delay; what no duration can be, and a
+// record from before these were kept, give the floor.
+func TestInForce(t *testing.T) {
+	on := Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 30 * time.Second}
+	sec := time.Second
+	for i, c := range []struct {
+		floor time.Duration
+		r     storage.HostRecord
+		p     Adaptive
+		want  time.Duration
+	}{
+		{sec, storage.HostRecord{}, on, sec},                                                 // nothing recorded
+		{sec, storage.HostRecord{Interval: 2}, on, 2 * sec},                                  // the recorded floor
+		{2 * sec, storage.HostRecord{Interval: 1}, on, 2 * sec},                              // the given one when longer
+		{sec, storage.HostRecord{Interval: 1, TTFBMs: 400}, on, 4 * sec},                     // 10 × 400 ms
+		{sec, storage.HostRecord{Interval: 1, ErrorDelayS: 4}, on, 4 * sec},                  // the error delay
+		{sec, storage.HostRecord{Interval: 1, TTFBMs: 400, ErrorDelayS: 6}, on, 6 * sec},     // the larger of the two
+		{sec, storage.HostRecord{Interval: 8, TTFBMs: 400}, on, 8 * sec},                     // never below the floor
+		{sec, storage.HostRecord{Interval: 1, TTFBMs: 60_000}, on, 30 * sec},                 // capped
+		{sec, storage.HostRecord{Interval: 1, TTFBMs: 400, ErrorDelayS: 4}, Adaptive{}, sec}, // off
+		{sec, storage.HostRecord{Interval: 1, TTFBMs: -1, ErrorDelayS: 1e300}, on, sec},      // damaged
+	} {
+		if got := c.p.InForce(c.floor, c.r); got != c.want {
+			t.Errorf("step %d: InForce(%v, %+v) = %v, want %v", i, c.floor, c.r, got, c.want)
+		}
+	}
+}
+
+// TestInForceIsTheRestoredDelay: what InForce makes of a scheduler's
+// record is the delay it was spacing the host by.
+func TestInForceIsTheRestoredDelay(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	policy := Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 30 * time.Second}
+	for i, learn := range []func(s *Scheduler){
+		func(s *Scheduler) {},
+		func(s *Scheduler) { s.Observe("h", 400*ms, t0) },
+		func(s *Scheduler) { s.Fail("h", "HTTP 503", 0, t0); s.Fail("h", "HTTP 503", 0, t0) },
+		func(s *Scheduler) { s.Observe("h", 250*ms, t0); s.Fail("h", "HTTP 503", 0, t0) },
+	} {
+		s := NewScheduler()
+		s.SetBackoff(Backoff{Base: time.Millisecond, Max: time.Millisecond, MaxHold: time.Hour})
+		s.SetAdaptive(policy, t0)
+		s.SetIntervalWhy("h", time.Second, WhyDefault, t0)
+		learn(s)
+		want, _ := s.Delay("h")
+		if got := policy.InForce(0, s.Record("h")); got != want {
+			t.Errorf("step %d: InForce of the record = %v, the scheduler's delay %v", i, got, want)
+		}
+	}
+}
+
+// TestLearnFromAnotherOwner: a host takes what another process learnt of
+// its server (a cluster shard's previous owner's record) in place of what
+// this one knows, and is spaced by it from its next request on; a record
+// that keeps nothing of it (an older node's, or a host at its floor)
+// leaves the host as it is.
+func TestLearnFromAnotherOwner(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	policy := Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 30 * time.Second}
+	for _, c := range []struct {
+		name string
+		own  time.Duration // this process's smoothed time to first byte
+		r    storage.HostRecord
+		want time.Duration
+		why  string
+	}{
+		{"latency", 0, storage.HostRecord{Interval: 1, TTFBMs: 400}, 4 * time.Second, WhyLatency},
+		{"errors", 0, storage.HostRecord{Interval: 1, ErrorDelayS: 4}, 4 * time.Second, WhyErrorBackoff},
+		{"in place of what it knew", 300 * ms, storage.HostRecord{Interval: 1, TTFBMs: 200}, 2 * time.Second, WhyLatency},
+		{"nothing learnt there", 0, storage.HostRecord{Interval: 1}, time.Second, WhyDefault},
+		{"nothing learnt there, something here", 300 * ms, storage.HostRecord{Interval: 1}, 3 * time.Second, WhyLatency},
+		{"damaged", 0, storage.HostRecord{Interval: 1, TTFBMs: -400}, time.Second, WhyDefault},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewScheduler()
+			s.SetAdaptive(policy, t0)
+			s.SetIntervalWhy("h", time.Second, WhyDefault, t0)
+			if c.own > 0 {
+				s.Observe("h", c.own, t0)
+			}
+			s.SetWork("h", true, t0)
+			if _, _, ok := s.Next(t0); !ok {
+				t.Fatal("not claimed")
+			}
+			s.Done("h", t0)
+			s.Learn("h", c.r, t0)
+			if d, why := s.Delay("h"); d != c.want || why != c.why {
+				t.Errorf("delay %v (%s), want %v (%s)", d, why, c.want, c.why)
+			}
+			if open := s.OpenAt("h", t0); open.Sub(t0) < c.want {
+				t.Errorf("next request %v after the last, want %v at least", open.Sub(t0), c.want)
+			}
+		})
+	}
+}

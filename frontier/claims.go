@@ -256,7 +256,7 @@ func (f *Frontier[H]) ApplyRobots(host string, r *robots.Robots, agent string, n
 // has (nil: none).
 func (f *Frontier[H]) SetDelays(d DelayPolicy, rules func(host string) *robots.Robots, agent string, now time.Time) {
 	f.delays = d
-	f.sched.SetAdaptive(d.adaptive(), now)
+	f.sched.SetAdaptive(d.Adaptive(), now)
 	for host := range f.work {
 		if r := rules(host); r != nil {
 			f.ApplyRobots(host, r, agent, now)

@@ -80,7 +80,8 @@ type DelayPolicy struct {
 	ErrorBackoff  bool    // Adaptive.ErrorBackoff
 }
 
-func (p DelayPolicy) adaptive() Adaptive {
+// Adaptive is the policy's adaptive delay.
+func (p DelayPolicy) Adaptive() Adaptive {
 	return Adaptive{LatencyFactor: p.LatencyFactor, ErrorBackoff: p.ErrorBackoff, Max: p.Max}
 }
 
@@ -151,7 +152,7 @@ func New[H any](o Options) *Frontier[H] {
 	f.policy.Interval = o.Recrawl
 	f.admit.hosts = o.Hosts
 	f.sched.SetBackoff(o.Backoff)
-	f.sched.SetAdaptive(o.Delays.adaptive(), time.Time{})
+	f.sched.SetAdaptive(o.Delays.Adaptive(), time.Time{})
 	f.sched.SetResolveFirst(o.ResolveFirst)
 	f.sched.SetIPLimits(o.IPMaxInFlight, o.IPDelay, time.Time{})
 	return f
@@ -474,6 +475,13 @@ func (f *Frontier[H]) Interval(host string) time.Duration { return f.sched.Inter
 
 // Record is the part of host's state that survives a restart.
 func (f *Frontier[H]) Record(host string) storage.HostRecord { return f.sched.Record(host) }
+
+// Learn takes what a cluster shard's previous owner learnt of host's
+// server, from the record it wrote (see Scheduler.Learn).
+func (f *Frontier[H]) Learn(host string, r storage.HostRecord, now time.Time) {
+	f.meet(host, now)
+	f.sched.Learn(host, r, now)
+}
 
 // QueuedTotal is the number of queued URLs over all hosts.
 func (f *Frontier[H]) QueuedTotal() int { return f.sched.QueuedTotal() }

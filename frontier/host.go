@@ -365,7 +365,7 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	// none, and was spaced by nothing until its robots.txt was read again.
 	iv := max(time.Duration(r.Interval*float64(time.Second)), s.Interval(host))
 	h := s.slot(host)
-	h.ad = adaptive{ttfb: durationOf(r.TTFBMs, time.Millisecond), errDelay: durationOf(r.ErrorDelayS, time.Second)}
+	h.ad = learnt(r)
 	s.Restore(host, last, iv)
 	// The first request waits the delay that was in force, the adaptive
 	// terms included, as every request before the stop did.
@@ -381,6 +381,24 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	// requests before the stop, as each host's own does.
 	s.countIn(h, now)
 	s.update(h, now)
+}
+
+// Learn takes what another process's adaptive delay learnt of host's
+// server (r's time to first byte and error delay: the record a cluster
+// shard's previous owner wrote) in place of what this one knows, so the
+// host is spaced from its next request on as it was there. A record
+// with neither leaves the host as it is: nodes from before these were
+// kept wrote none, and a host spaced by its floor alone writes none
+// either; what this process learnt of it, if anything, is older but
+// errs on the side of a longer delay, and successes bring it down.
+func (s *Scheduler) Learn(host string, r storage.HostRecord, now time.Time) {
+	a := learnt(r)
+	if a == (adaptive{}) {
+		return
+	}
+	h := s.slot(host)
+	h.ad = a
+	s.respace(h, now)
 }
 
 // durationOf reads a duration saved as a number of units, refusing what

@@ -141,7 +141,7 @@ func (c *Config) joinCluster(ctx context.Context, cc *crawler.Config, log *slog.
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	node, err := cluster.DialNode(dctx, c.Cluster.config(), cluster.NodeOptions{Logger: log, Now: cc.Now,
-		DefaultDelay: c.Politeness.DefaultDelay, RequestTimeout: c.Network.Timeout})
+		DefaultDelay: c.Politeness.DefaultDelay, Adaptive: c.adaptive(), RequestTimeout: c.Network.Timeout})
 	if err != nil {
 		if srv != nil {
 			srv.Close()

@@ -431,6 +431,12 @@ func parseLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
+// adaptive is the adaptive delay's policy, as the engine's frontier has
+// it (crawler.Config's LatencyFactor, ErrorBackoff and MaxDelay).
+func (c *Config) adaptive() frontier.Adaptive {
+	return frontier.Adaptive{LatencyFactor: c.Politeness.LatencyFactor, ErrorBackoff: c.Politeness.ErrorBackoff, Max: c.Politeness.MaxDelay}
+}
+
 // crawlerConfig turns the file's values into the engine's.
 func (c *Config) crawlerConfig(log *slog.Logger) crawler.Config {
 	return crawler.Config{

@@ -75,7 +75,7 @@ func getStatus(cfg *Config) (*status.Status, error) {
 		return nil, err
 	}
 	defer db.Close()
-	return status.Read(db, time.Now())
+	return status.Read(db, time.Now(), cfg.adaptive())
 }
 
 // getJSON asks the running crawl for path and decodes its JSON answer.

@@ -22,8 +22,10 @@
 // crawl is drained when the stream is empty. A node hands a shard over on
 // purpose (surplus, SIGTERM) only after its requests in flight to the
 // shard's hosts are recorded and handed over, and the hosts' timing
-// written; a new owner waits a full interval from the take-over before
-// its first request to each host (see hostTiming.earliest).
+// written; a new owner waits a full delay from the take-over before its
+// first request to each host, the one in force on the previous owner,
+// adaptive terms included, and the host's delay continues from what that
+// owner learnt of the server (see hostTiming.earliest).
 //
 // # Basics
 //

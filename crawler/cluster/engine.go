@@ -16,6 +16,10 @@ import (
 type Engine interface {
 	// Admit admits URLs handed to this node (see crawler.NodeEngine.Admit).
 	Admit(ctx context.Context, cands []frontier.Candidate) ([]crawler.Admission, error)
+	// Learn gives the engine what a shard's previous owner learnt of
+	// each host's server (each record's time to first byte and error
+	// delay), which its delay continues from.
+	Learn(ctx context.Context, learnt map[string]storage.HostRecord) error
 	// HoldHosts keeps each host from a request before its time.
 	HoldHosts(ctx context.Context, until map[string]time.Time) error
 	// ImportRobots takes the robots.txt files a shard's previous owner read.

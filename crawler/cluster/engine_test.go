@@ -23,11 +23,12 @@ import (
 // It records every call, in order; queues what Admit is given (a URL it
 // was told it decided before is answered with its record, one of a host
 // it was told is out of scope with OutOfScope); holds hosts as the
-// frontier does (the latest hold wins); and decides a URL when the test
-// says so, telling the node as crawler.Crawler does: the links found
-// through Divert, then Decided with the record. InFlight counts the hosts
-// the test marked busy, and CancelHosts makes them idle (their requests
-// cut short, their URLs still queued).
+// frontier does (the latest hold wins); keeps what Learn gives it of each
+// host; and decides a URL when the test says so, telling the node as
+// crawler.Crawler does: the links found through Divert, then Decided with
+// the record. InFlight counts the hosts the test marked busy, and
+// CancelHosts makes them idle (their requests cut short, their URLs still
+// queued).
 //
 // It is safe for concurrent use. It calls the node only outside its own
 // lock: the node calls CancelHosts under its.
@@ -44,13 +45,15 @@ type fakeEngine struct {
 	holds   map[string]time.Time          // each host's hold (HoldHosts)
 	busy    map[string]bool               // hosts with a request under way
 	timing  map[string]storage.HostRecord // what HostRecords answers
+	learnt  map[string]storage.HostRecord // what Learn was given last, by host
 }
 
 // engineCall is one call a node made to its engine.
 type engineCall struct {
-	op string // admit, hold, robots, serve, cancel
-	// admit: the URLs given; robots: the origins; serve: the hosts the
-	// node serves from then on; cancel: the known hosts match selected.
+	op string // admit, learn, hold, robots, serve, cancel
+	// admit: the URLs given; learn, robots: the hosts, the origins;
+	// serve: the hosts the node serves from then on; cancel: the known
+	// hosts match selected.
 	items []string
 	until map[string]time.Time     // hold: as given
 	held  map[string]time.Time     // serve: each served host's hold then
@@ -61,7 +64,7 @@ type engineCall struct {
 func newFakeEngine(n *Node) *fakeEngine {
 	return &fakeEngine{node: n, known: map[string]bool{}, queued: map[string]bool{}, before: map[string]*storage.URLRecord{},
 		outside: map[string]bool{}, decided: map[string]int{}, holds: map[string]time.Time{}, busy: map[string]bool{},
-		timing: map[string]storage.HostRecord{}}
+		timing: map[string]storage.HostRecord{}, learnt: map[string]storage.HostRecord{}}
 }
 
 // note records a call; f.mu is held.
@@ -94,6 +97,17 @@ func (f *fakeEngine) Admit(ctx context.Context, cands []frontier.Candidate) ([]c
 	}
 	f.note(engineCall{op: "admit", items: urls})
 	return out, nil
+}
+
+func (f *fakeEngine) Learn(ctx context.Context, learnt map[string]storage.HostRecord) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	maps.Copy(f.learnt, learnt)
+	for host := range learnt {
+		f.known[host] = true
+	}
+	f.note(engineCall{op: "learn", items: slices.Sorted(maps.Keys(learnt))})
+	return nil
 }
 
 func (f *fakeEngine) HoldHosts(ctx context.Context, until map[string]time.Time) error {
@@ -290,6 +304,10 @@ func engineConfig(srv *EmbeddedServer, crawl string) Config {
 // engineDefaultDelay is the nodes' politeness.default_delay.
 const engineDefaultDelay = 300 * time.Millisecond
 
+// engineAdaptive is the nodes' adaptive delay: politeness.latency_factor
+// 10 and error_backoff, as by default.
+var engineAdaptive = frontier.Adaptive{LatencyFactor: 10, ErrorBackoff: true}
+
 // dialEngineNode dials node name of cfg's crawl and attaches a fakeEngine;
 // run starts it. Its host timing is written only when it hands a shard
 // over (HostSync is an hour), and it never reports the crawl drained. It
@@ -301,7 +319,7 @@ func dialEngineNode(t *testing.T, cfg Config, name string) *engineNode {
 	log, logs := captureLog(slog.LevelInfo)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	n, err := DialNode(ctx, cfg, NodeOptions{Logger: log, DefaultDelay: engineDefaultDelay, HostSync: time.Hour,
+	n, err := DialNode(ctx, cfg, NodeOptions{Logger: log, DefaultDelay: engineDefaultDelay, Adaptive: engineAdaptive, HostSync: time.Hour,
 		DrainChecks: 1 << 20, DrainEvery: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -708,6 +726,90 @@ func TestNodeHandsShardsOver(t *testing.T) {
 	waitUndecided(t, cfg, uint64(len(open)-1), "b's decision acknowledged")
 	if r := recordOf(t, b.records, late); r == nil || r.Title != "b" {
 		t.Errorf("records bucket has %+v for %s, want b's decision", r, late)
+	}
+}
+
+// TestNodeTakesTheLearntDelay: a node's engine had slowed two hosts of
+// every shard down to 4 s (floor 1 s): one answering in 400 ms (10 × its
+// time to first byte), one failing (the error delay). A node joins and
+// takes half the shards; for each host of them it is given, it holds the
+// host (the engine makes no request to a host before its hold) until at
+// least 4 s after the first node's last request, not 1 s, and gives its
+// engine what the first node learnt, which the host's delay continues
+// from.
+func TestNodeTakesTheLearntDelay(t *testing.T) {
+	srv := MustEmbedded(t)
+	cfg := engineConfig(srv, "learnt")
+	a := dialEngineNode(t, cfg, "a")
+	byShard := hostsByShard("slow", cfg.Shards, 2)
+	var hosts []string
+	for _, hs := range byShard {
+		for _, h := range hs {
+			hosts = append(hosts, h)
+			seed(t, cfg, "http://"+h+"/")
+		}
+	}
+	a.run()
+	within(t, 10*time.Second, "every URL admitted and every shard served by a", func() bool {
+		for _, h := range hosts {
+			if a.eng.admissions("http://"+h+"/") == 0 || !a.Serves(h) {
+				return false
+			}
+		}
+		return true
+	})
+	const floor, learnt = time.Second, 4 * time.Second
+	requested := time.Now()
+	want := map[string]storage.HostRecord{}
+	a.eng.mu.Lock()
+	for _, hs := range byShard {
+		want[hs[0]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), TTFBMs: 400}
+		want[hs[1]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), ErrorDelayS: learnt.Seconds()}
+	}
+	maps.Copy(a.eng.timing, want)
+	a.eng.mu.Unlock()
+	for h, r := range want {
+		if got := engineAdaptive.InForce(engineDefaultDelay, r); got != learnt {
+			t.Fatalf("%s: the delay in force on a is %v, want %v", h, got, learnt)
+		}
+	}
+
+	b := dialEngineNode(t, cfg, "b")
+	b.run()
+	var moved []int
+	within(t, 10*time.Second, "half the shards moved to b and served there", func() bool {
+		if len(b.Manager().Owned()) != 2 {
+			return false
+		}
+		moved = slices.Sorted(maps.Keys(b.Manager().Owned()))
+		for _, s := range moved {
+			for _, h := range byShard[s] {
+				if first(b.eng.log(), "serve", lists(h)) < 0 {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	calls := b.eng.log()
+	for _, s := range moved {
+		for _, h := range byShard[s] {
+			serve := first(calls, "serve", lists(h))
+			if got := calls[serve].held[h]; got.Before(requested.Add(learnt)) {
+				t.Errorf("b serves %s held until a's last request %s, want + %v at least (the delay a had learnt; its floor is %v)",
+					h, after(requested, got), learnt, floor)
+			}
+			learn := first(calls, "learn", lists(h))
+			if learn < 0 || learn > serve {
+				t.Errorf("%s: given what a learnt at call %d, served at call %d: want given it before it is served", h, learn, serve)
+			}
+			b.eng.mu.Lock()
+			got := b.eng.learnt[h]
+			b.eng.mu.Unlock()
+			if w := want[h]; got.TTFBMs != w.TTFBMs || got.ErrorDelayS != w.ErrorDelayS {
+				t.Errorf("%s: b's engine learnt ttfb %v ms, error delay %v s; want a's %v ms, %v s", h, got.TTFBMs, got.ErrorDelayS, w.TTFBMs, w.ErrorDelayS)
+			}
+		}
 	}
 }
 

@@ -26,6 +26,12 @@ type NodeOptions struct {
 	// DefaultDelay is the crawl's politeness.default_delay: the least a
 	// shard's new owner waits before its first request to each host.
 	DefaultDelay time.Duration
+	// Adaptive is the crawl's adaptive delay (politeness.latency_factor,
+	// error_backoff, max_delay): a shard's new owner waits, before its
+	// first request to each host, the delay it makes of what the previous
+	// owner learnt of the host's server. The zero value counts the floor
+	// alone.
+	Adaptive frontier.Adaptive
 	// DrainChecks is how many checks in a row, DrainEvery apart, must find
 	// nothing undecided in the whole crawl before Run reports it drained
 	// (defaults 3 and 500ms).

@@ -12,30 +12,74 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// TestHostTimingEarliest: a new owner's first request to a host waits the
+// delay in force on the previous owner, from the take-over and from its
+// last request: the host's floor, raised by what the adaptive delay had
+// learnt of its server (10 × 400 ms time to first byte, or 4 s of error
+// delay, over a 1 s floor: 4 s), as this node's policy makes it.
 func TestHostTimingEarliest(t *testing.T) {
 	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	policy := frontier.Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 30 * time.Second}
 	for _, c := range []struct {
 		name   string
 		timing hostTiming
 		floor  time.Duration
 		want   time.Duration // after the take-over
+		off    bool          // the adaptive delay off on this node
 	}{
-		{"unknown host: the default delay", hostTiming{}, time.Second, time.Second},
-		{"its interval when longer", hostTiming{Interval: 5}, time.Second, s(5)},
-		{"never less than the default", hostTiming{Interval: 0.2}, time.Second, time.Second},
-		{"a last request before the take-over", hostTiming{LastRequest: at.Add(-3 * time.Second), Interval: 5}, time.Second, s(5)},
-		{"a last request stamped after it (clock skew)", hostTiming{LastRequest: at.Add(2 * time.Second), Interval: 5}, time.Second, s(7)},
-		{"a hold (Retry-After) longer still", hostTiming{Interval: 5, HoldUntil: at.Add(time.Minute)}, time.Second, time.Minute},
-		{"a hold already over", hostTiming{Interval: 2, HoldUntil: at.Add(-time.Minute)}, time.Second, s(2)},
+		{"unknown host: the default delay", hostTiming{}, time.Second, time.Second, false},
+		{"its interval when longer", hostTiming{Interval: 5}, time.Second, s(5), false},
+		{"never less than the default", hostTiming{Interval: 0.2}, time.Second, time.Second, false},
+		{"a last request before the take-over", hostTiming{LastRequest: at.Add(-3 * time.Second), Interval: 5}, time.Second, s(5), false},
+		{"a last request stamped after it (clock skew)", hostTiming{LastRequest: at.Add(2 * time.Second), Interval: 5}, time.Second, s(7), false},
+		{"a hold (Retry-After) longer still", hostTiming{Interval: 5, HoldUntil: at.Add(time.Minute)}, time.Second, time.Minute, false},
+		{"a hold already over", hostTiming{Interval: 2, HoldUntil: at.Add(-time.Minute)}, time.Second, s(2), false},
+		{"a learnt latency", hostTiming{Interval: 1, TTFBMs: 400}, time.Second, s(4), false},
+		{"a learnt error delay", hostTiming{Interval: 1, ErrorDelayS: 4}, time.Second, s(4), false},
+		{"learnt, from a last request stamped after the take-over", hostTiming{LastRequest: at.Add(2 * time.Second), Interval: 1, TTFBMs: 400}, time.Second, s(6), false},
+		{"learnt, a last request before the take-over", hostTiming{LastRequest: at.Add(-3 * time.Second), Interval: 1, TTFBMs: 400}, time.Second, s(4), false},
+		{"learnt, never less than the default", hostTiming{TTFBMs: 50}, time.Second, time.Second, false},
+		{"learnt, below a longer floor", hostTiming{Interval: 5, TTFBMs: 200}, time.Second, s(5), false},
+		{"learnt, capped at max_delay", hostTiming{Interval: 1, TTFBMs: 10_000, ErrorDelayS: 100}, time.Second, s(30), false},
+		{"learnt, the adaptive delay off here", hostTiming{Interval: 1, TTFBMs: 400, ErrorDelayS: 4}, time.Second, s(1), true},
+		{"learnt values no duration can be", hostTiming{Interval: 1, TTFBMs: -400, ErrorDelayS: 1e300}, time.Second, s(1), false},
 	} {
-		if got := c.timing.earliest(at, c.floor).Sub(at); got != c.want {
+		p := policy
+		if c.off {
+			p = frontier.Adaptive{}
+		}
+		if got := c.timing.earliest(at, c.floor, p).Sub(at); got != c.want {
 			t.Errorf("%s: earliest = take-over + %v, want + %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestHostTimingWire: an entry without the adaptive delay's state is
+// written as nodes that never kept it wrote it (the new fields are
+// omitted), and one they wrote reads as the floor alone.
+func TestHostTimingWire(t *testing.T) {
+	last := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	b, err := json.Marshal(hostTiming{Host: "h.example", LastRequest: last, Interval: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = `{"host":"h.example","last_request":"2026-11-25T12:00:00Z","interval_s":2}`
+	if string(b) != old {
+		t.Errorf("encoded %s, want %s", b, old)
+	}
+	var got hostTiming
+	if err := json.Unmarshal([]byte(old), &got); err != nil || got.learnt() || got.Interval != 2 || !got.LastRequest.Equal(last) {
+		t.Errorf("decoded %+v (learnt %v), %v; want the old fields, nothing learnt", got, got.learnt(), err)
+	}
+	b, _ = json.Marshal(timingOf("h.example", storage.HostRecord{Interval: 1, TTFBMs: 400, ErrorDelayS: 2.5}))
+	if err := json.Unmarshal(b, &got); err != nil || got.TTFBMs != 400 || got.ErrorDelayS != 2.5 || !got.learnt() {
+		t.Errorf("%s decoded %+v, %v; want ttfb 400 ms, error delay 2.5 s", b, got, err)
 	}
 }
 

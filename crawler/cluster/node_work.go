@@ -408,7 +408,8 @@ func (n *Node) caughtUp(ctx context.Context, cons jetstream.Consumer) bool {
 }
 
 // open lets the engine serve a caught-up shard: each known host of the
-// shard first waits out the previous owner's last request.
+// shard first waits out the previous owner's last request, by the delay
+// that owner had learnt for it, and continues from what it learnt.
 func (r *shardRun) open(ctx context.Context) error {
 	n, shard := r.n, r.shard
 	timings, err := n.shardTimings(ctx, shard)
@@ -416,9 +417,18 @@ func (r *shardRun) open(ctx context.Context) error {
 		return err
 	}
 	until := make(map[string]time.Time, len(timings))
+	learnt := map[string]storage.HostRecord{}
 	for _, t := range timings {
-		until[t.Host] = t.earliest(r.acquired, n.opts.DefaultDelay)
+		until[t.Host] = t.earliest(r.acquired, n.opts.DefaultDelay, n.opts.Adaptive)
 		r.timed[t.Host] = true
+		if t.learnt() {
+			learnt[t.Host] = t.record()
+		}
+	}
+	if len(learnt) > 0 {
+		if err := n.crawl.Learn(ctx, learnt); err != nil {
+			return err
+		}
 	}
 	if err := n.crawl.HoldHosts(ctx, until); err != nil {
 		return err
@@ -564,7 +574,7 @@ func (r *shardRun) admitUndecided(ctx context.Context, undecided []arrival) erro
 	for _, a := range undecided {
 		if host := urlnorm.Authority(a.cand.URL); !r.timed[host] {
 			r.timed[host] = true
-			until[host] = hostTiming{}.earliest(r.acquired, n.opts.DefaultDelay)
+			until[host] = hostTiming{}.earliest(r.acquired, n.opts.DefaultDelay, n.opts.Adaptive)
 		}
 	}
 	if len(until) > 0 {

@@ -26,8 +26,9 @@ import (
 //	                             (JSON, as the export writes it); the
 //	                             crawl-wide "decided once" set
 //	politecrawl_<crawl>_hosts    KV: <shard>.<host hash> -> host timing
-//	                             (last request, interval, hold), what a
-//	                             shard's next owner waits on
+//	                             (last request, interval, hold, what the
+//	                             adaptive delay learnt), what a shard's
+//	                             next owner waits on and continues from
 //	politecrawl_<crawl>_robots   KV: <shard>.<origin hash> -> robots.txt
 //	                             as last read, which the next owner
 //	                             uses instead of fetching it again
@@ -100,21 +101,31 @@ func decodeWire(b []byte) (wireURL, error) {
 	return w, nil
 }
 
-// hostTiming is a host's entry in the hosts bucket.
+// hostTiming is a host's entry in the hosts bucket. Interval is the
+// host's floor (robots.txt, the configuration); TTFBMs and ErrorDelayS are
+// what the adaptive delay learnt of its server, as in its host record,
+// which raise the delay in force above the floor. Nodes from before they
+// were kept wrote neither, and they are omitted when zero.
 type hostTiming struct {
 	Host        string    `json:"host"`
 	LastRequest time.Time `json:"last_request,omitzero"`
 	Interval    float64   `json:"interval_s,omitempty"`
 	HoldUntil   time.Time `json:"hold_until,omitzero"`
+	TTFBMs      float64   `json:"ttfb_ms,omitempty"`
+	ErrorDelayS float64   `json:"error_delay_s,omitempty"`
 }
 
 // earliest is the first instant a new owner that took the shard at
 // acquired may send host a request. The lease gap already separates it
 // from the last owner's requests when that owner died; when it handed the
-// shard over, its last request may be recent, so a full interval from the
-// take-over is kept in every case (and the host's hold, if longer).
-func (h hostTiming) earliest(acquired time.Time, floor time.Duration) time.Time {
-	d := max(time.Duration(h.Interval*float64(time.Second)), floor)
+// shard over, its last request may be recent, so a full delay from the
+// take-over is kept in every case (and the host's hold, if longer). The
+// delay is the one in force on the previous owner: the host's floor, never
+// less than floor, raised by what p, the adaptive delay's policy, makes of
+// what it learnt of the server, so a server that was answering slowly or
+// failing is not asked sooner because its shard moved.
+func (h hostTiming) earliest(acquired time.Time, floor time.Duration, p frontier.Adaptive) time.Time {
+	d := p.InForce(floor, h.record())
 	t := acquired.Add(d)
 	if next := h.LastRequest.Add(d); next.After(t) {
 		t = next
@@ -126,8 +137,18 @@ func (h hostTiming) earliest(acquired time.Time, floor time.Duration) time.Time 
 }
 
 func timingOf(host string, r storage.HostRecord) hostTiming {
-	return hostTiming{Host: host, LastRequest: r.LastRequest, Interval: r.Interval, HoldUntil: r.HoldUntil}
+	return hostTiming{Host: host, LastRequest: r.LastRequest, Interval: r.Interval, HoldUntil: r.HoldUntil,
+		TTFBMs: r.TTFBMs, ErrorDelayS: r.ErrorDelayS}
 }
+
+// record is the part of a host record the entry carries.
+func (h hostTiming) record() storage.HostRecord {
+	return storage.HostRecord{LastRequest: h.LastRequest, Interval: h.Interval, HoldUntil: h.HoldUntil,
+		TTFBMs: h.TTFBMs, ErrorDelayS: h.ErrorDelayS}
+}
+
+// learnt reports whether the entry carries what the adaptive delay learnt.
+func (h hostTiming) learnt() bool { return h.TTFBMs != 0 || h.ErrorDelayS != 0 }
 
 // crawlBuckets opens (creating if missing) the records, hosts and robots
 // buckets; a client's open leaves existing ones as the nodes set them.

@@ -106,8 +106,12 @@ type Sitemaps struct {
 	Dropped  map[string]int `json:"dropped"`
 }
 
-// Read reads a Status from a state file.
-func Read(db *storage.DB, now time.Time) (*Status, error) {
+// Read reads a Status from a state file. Each host's IntervalS is the
+// delay in force by its record, as the crawl spaces the host when it
+// starts again: its floor raised by what the adaptive delay learnt of its
+// server, by delays, the crawl's adaptive delay policy (the zero value:
+// the floor alone).
+func Read(db *storage.DB, now time.Time, delays frontier.Adaptive) (*Status, error) {
 	st := &Status{State: db.Path(), PerHost: []Host{}}
 	err := db.View(func(tx *storage.Tx) error {
 		if !tx.Initialised() {
@@ -127,7 +131,7 @@ func Read(db *storage.DB, now time.Time) (*Status, error) {
 		}
 		tx.ForEachHost(func(h string, r storage.HostRecord) error {
 			s := get(h)
-			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = r.Interval, r.LastRequest, r.HoldUntil, r.LastError, r.IP
+			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = delays.InForce(0, r).Seconds(), r.LastRequest, r.HoldUntil, r.LastError, r.IP
 			for _, n := range r.Rates {
 				s.RecheckPages += int(n)
 			}

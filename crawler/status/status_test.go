@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -54,7 +55,7 @@ func TestRead(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Read(db, now)
+	st, err := Read(db, now, frontier.Adaptive{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestReadFreshness(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Read(db, now)
+	st, err := Read(db, now, frontier.Adaptive{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,5 +123,55 @@ func TestReadFreshness(t *testing.T) {
 	}
 	if h := st.PerHost[0]; h.RecheckPages != 3 || h.EstimatedFreshness != 0.9 || h.MeanIntervalS != 3600 {
 		t.Errorf("a.test: %+v", h)
+	}
+}
+
+// TestReadDelayInForce: a host's delay in a state file's status is the
+// one a restart spaces it by: its recorded floor raised by what the
+// adaptive delay learnt of its server, as the crawl's policy makes it; a
+// record from before these were kept, or the adaptive delay off, shows
+// the floor.
+func TestReadDelayInForce(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	records := map[string]storage.HostRecord{
+		"floor.test":   {Interval: 2},
+		"latency.test": {Interval: 1, TTFBMs: 400},
+		"errors.test":  {Interval: 1, ErrorDelayS: 8},
+		"capped.test":  {Interval: 1, TTFBMs: 5000},
+	}
+	if err := db.Update(func(tx *storage.Tx) error {
+		for h, r := range records {
+			if err := tx.PutHost(h, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	on := frontier.Adaptive{LatencyFactor: 10, ErrorBackoff: true, Max: 30 * time.Second}
+	for _, c := range []struct {
+		name   string
+		policy frontier.Adaptive
+		want   map[string]float64
+	}{
+		{"adaptive", on, map[string]float64{"floor.test": 2, "latency.test": 4, "errors.test": 8, "capped.test": 30}},
+		{"off", frontier.Adaptive{}, map[string]float64{"floor.test": 2, "latency.test": 1, "errors.test": 1, "capped.test": 1}},
+	} {
+		st, err := Read(db, time.Now(), c.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, h := range st.PerHost {
+			got[h.Host] = h.IntervalS
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: interval_s by host %v, want %v", c.name, got, c.want)
+		}
 	}
 }
