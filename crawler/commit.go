@@ -18,9 +18,9 @@ import (
 //     frees its host's slot at once: the request is over and its start is
 //     known. So does a robots.txt that decides the origin (rules, or none):
 //     it is applied to the origin and the host's spacing at once, and
-//     written down with the next batch. Other results (errors, 429 and 5xx,
-//     an unreachable robots.txt, redirects, sitemaps) keep the slot until
-//     they are recorded, since they may make the host wait.
+//     written down with the next batch (a tdmrep.json answer too). Others
+//     (errors, 429 and 5xx, an unreachable robots.txt, redirects, sitemaps)
+//     keep the slot until recorded, since they may make the host wait.
 //   - Results wait in received while the committer writes the previous
 //     batch. Once it is idle, the coordinator records them into a new
 //     batch, recordChunk at a time, taking in results and dispatching
@@ -174,8 +174,11 @@ func (c *Crawler) receive(r result) error {
 		c.origins.applyRobots(r, c.cfg.Now())
 		c.release(&r)
 	case r.task.kind == taskTDMRep:
-		c.rules.applyTDMRep(c.fetchCtx, r)
-		c.release(&r)
+		// A failure keeps the slot: the host backs off in record.
+		if _, _, failed := tdmRepFailure(c.fetchCtx, r, c.cfg.Now()); !failed {
+			c.rules.applyTDMRep(c.fetchCtx, r)
+			c.release(&r)
+		}
 	}
 	c.received.Push(r)
 	c.receivedSize += resultSize(r)

@@ -3,6 +3,8 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/contentuse"
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -85,29 +87,34 @@ func (c *siteRules) robotsRefuse(o *robotscache.Origin, url string) bool {
 	return refused
 }
 
-// readTDMRep fetches an origin's tdmrep.json and parses it on the worker.
-// Anything but a 2xx answer with a valid, whole file is no file: redirects
-// are not followed, and a broken file states nothing (the pages' own
-// headers and meta tags still count).
+// readTDMRep fetches an origin's tdmrep.json and reads it on the worker
+// (see contentuse.ReadTDMRep). A 429 or 5xx answer, or a network error,
+// is no answer: see tdmRepFailure.
 func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
 	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, Control: true})
-	if err != nil {
-		r.err = err
-		return
-	}
-	r.page = resp
-	switch {
-	case resp.Status < 200 || resp.Status >= 300:
-	case resp.Truncated:
-		r.parseErr = fmt.Errorf("tdmrep.json: truncated at %d bytes", len(resp.Body))
-	default:
-		r.tdm, r.parseErr = contentuse.ParseTDMRep(resp.Body)
-	}
+	r.page, r.err = resp, err
+	r.tdm = contentuse.ReadTDMRep(resp, err)
 }
 
-// applyTDMRep makes a tdmrep.json result its origin's, when it came back:
-// the origin's next page may be dispatched at once. A request a stop cut
-// short is asked for again later.
+// tdmRepFailure says whether a tdmrep.json result makes its host back off
+// as a page's would (a 429 or 5xx, a network error or timeout; not a
+// stop, our private-address guard or a name that does not exist), and
+// then why and its Retry-After. The file is then asked for again.
+func tdmRepFailure(fetchCtx context.Context, r result, now time.Time) (why string, retryAfter time.Duration, failed bool) {
+	switch {
+	case r.interrupted || r.err != nil && (cancelled(fetchCtx, r.err) || privateRefusal(r.err, r.task.host) != nil || isPermanent(r.err)):
+		return "", 0, false
+	case r.err != nil:
+		return "tdmrep.json: " + r.err.Error(), 0, true
+	case r.page != nil && (r.page.Status == http.StatusTooManyRequests || r.page.Status >= 500):
+		return fmt.Sprintf("tdmrep.json: HTTP %d", r.page.Status), robotscache.RetryAfter(r.page.Header.Get("Retry-After"), now), true
+	}
+	return "", 0, false
+}
+
+// applyTDMRep makes a tdmrep.json answer its origin's when it came back
+// (a failure is recorded instead): the origin's next page may be
+// dispatched at once. A request a stop cut short is asked for again later.
 func (c *siteRules) applyTDMRep(fetchCtx context.Context, r result) {
 	origin := r.task.origin
 	if r.interrupted || r.err != nil && cancelled(fetchCtx, r.err) {
@@ -119,10 +126,10 @@ func (c *siteRules) applyTDMRep(fetchCtx context.Context, r result) {
 	switch {
 	case r.err != nil:
 		log.Info("tdmrep.json unreachable; taken as absent", "error", r.err.Error())
-	case r.parseErr != nil:
-		log.Info("tdmrep.json unusable; taken as absent", "error", r.parseErr.Error())
-	case r.tdm != nil:
-		log.Info("tdmrep.json", "status", r.page.Status)
+	case r.tdm.Reason != "":
+		log.Info("tdmrep.json unusable; taken as absent", "error", r.tdm.Reason)
+	case r.tdm.Rep != nil:
+		log.Info("tdmrep.json", "status", r.tdm.Status)
 	}
 }
 

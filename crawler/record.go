@@ -65,7 +65,17 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	case taskSitemap:
 		err = c.urls.recordSitemap(tx, r, now)
 	case taskTDMRep:
-		// Applied when it came back (see receive); nothing to write.
+		// As for a page: a failure backs the host off (at least
+		// Retry-After), an answer (applied by receive) ends its failures.
+		if why, retryAfter, failed := tdmRepFailure(c.fetchCtx, r, now); failed {
+			c.urls.backOff(host, why, retryAfter, now)
+			again := c.rules.sites.Failed(r.task.origin, c.cfg.MaxRetries)
+			c.log.Info("tdmrep.json failed", "host", host, "origin", r.task.origin, "asked_again", again)
+			break
+		}
+		if r.err == nil {
+			c.front.Recovered(host, now)
+		}
 	default:
 		err = c.recordPage(tx, r, now)
 	}

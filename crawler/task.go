@@ -104,7 +104,7 @@ type result struct {
 	// declared purpose: the response is fetched but not stored.
 	uses    contentuse.Uses
 	refusal *contentuse.Refusal
-	tdm     *contentuse.TDMRep // a tdmrep.json read whole and parsed
+	tdm     contentuse.Answer // what a tdmrep.json request got
 }
 
 // notCut is the stop of a task no CancelHosts can cut (outside a cluster).

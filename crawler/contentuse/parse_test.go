@@ -180,25 +180,3 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
-
-func TestSites(t *testing.T) {
-	s := NewSites()
-	if !s.Ask("http://a.test") || s.Ask("http://a.test") {
-		t.Fatal("Ask: want true once, then false")
-	}
-	if st := s.Statement("http://a.test", "/x"); !st.Empty() {
-		t.Errorf("asked, no answer yet: %v", st.Prefs)
-	}
-	rep, _ := ParseTDMRep([]byte(`[{"location":"/*","tdm-reservation":1}]`))
-	s.Set("http://a.test", rep)
-	if st := s.Statement("http://a.test", "/x"); st.Prefs[TDM] != No {
-		t.Errorf("Statement = %v, want tdm no", st.Prefs)
-	}
-	if st := s.Statement("http://b.test", "/x"); !st.Empty() {
-		t.Errorf("another origin: %v", st.Prefs)
-	}
-	s.Forget("http://a.test")
-	if !s.Ask("http://a.test") {
-		t.Error("Ask after Forget: want true")
-	}
-}

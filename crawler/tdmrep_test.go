@@ -1,0 +1,107 @@
+package crawler
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// tdmRepPages is a site whose tdmrep.json reserves /tdm/*, answered by
+// file (its failures set there).
+func tdmRepPages(file *crawltest.Page) map[string]*crawltest.Page {
+	file.Body = `[{"location": "/tdm/*", "tdm-reservation": 1}]`
+	file.Header = map[string]string{"Content-Type": "application/json"}
+	return map[string]*crawltest.Page{
+		"/robots.txt": {Body: "User-agent: *\nAllow: /\n", Header: map[string]string{"Content-Type": "text/plain"}},
+		"/":           {Body: `<a href="/tdm/x">t</a><a href="/open">o</a>`},
+		"/tdm/x":      {Body: "reserved"},
+		"/open":       {Body: "open"},
+		tdmRepPath:    file,
+	}
+}
+
+// A 429 or 5xx answer to tdmrep.json backs the host off as the same
+// answer to a page does (at least Retry-After, SPEC 6.3), and the file
+// is asked for again after the backoff, its pages waiting behind it; once
+// the crawl's retries are spent it is taken as absent. Run in a synctest
+// bubble: the gaps are exact.
+func TestTDMRepFailureBacksOff(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		fail      crawltest.Page
+		retries   int
+		requests  int     // of tdmrep.json
+		reserved  bool    // /tdm/x refused, never requested
+		wantGapMs []int64 // start to start: default_delay plus the scheduler's margin, or a hold
+	}{
+		{"503 with Retry-After, then the file",
+			crawltest.Page{FailTimes: 1, FailStatus: 503, FailHeader: map[string]string{"Retry-After": "2"}},
+			3, 2, true, []int64{105, 2000, 105, 105}},
+		{"429 with Retry-After, then the file",
+			crawltest.Page{FailTimes: 1, FailStatus: 429, FailHeader: map[string]string{"Retry-After": "2"}},
+			3, 2, true, []int64{105, 2000, 105, 105}},
+		{"500 without Retry-After: backoff, then the file",
+			crawltest.Page{FailTimes: 1, FailStatus: 500},
+			3, 2, true, []int64{105, 205, 105, 105}}, // the error delay (100ms) outlasts the backoff
+		{"always 503: taken as absent after the retries",
+			crawltest.Page{FailTimes: 1 << 30, FailStatus: 503, FailHeader: map[string]string{"Retry-After": "1"}},
+			2, 2, false, []int64{105, 1000, 1000, 205, 105}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pn := crawltest.NewPipeNet()
+				w := crawltest.NewWeb()
+				defer w.Close()
+				file := tc.fail
+				h := w.AddPipeHost("site", pn, "site.test", tdmRepPages(&file))
+				cfg := testConfig("http://site.test/")
+				cfg.Purpose = "ai-train"
+				cfg.Fetch.DialContext, cfg.Lookup = pn.Dial, pn.Lookup
+				cfg.DefaultDelay = 100 * time.Millisecond
+				cfg.MaxRetries = tc.retries
+				cfg.BackoffMax = 100 * time.Millisecond // one step: the gaps are exact
+				db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+				defer db.Close()
+				c, err := New(db, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if n := h.Count(tdmRepPath); n != tc.requests {
+					t.Errorf("tdmrep.json requested %d times, want %d", n, tc.requests)
+				}
+				if got := h.Count("/tdm/x") == 0; got != tc.reserved {
+					t.Errorf("/tdm/x not requested: %v, want %v (reserved by the file)", got, tc.reserved)
+				}
+				if r := records(t, db)["http://site.test/tdm/x"]; tc.reserved && (r == nil || r.State != storage.Disallowed) {
+					t.Errorf("/tdm/x record %+v, want disallowed by the file", r)
+				}
+				log := h.Log()
+				if len(log) != len(tc.wantGapMs)+1 {
+					t.Fatalf("%d requests, want %d: %+v", len(log), len(tc.wantGapMs)+1, log)
+				}
+				for i, g := range tc.wantGapMs {
+					want := time.Duration(g) * time.Millisecond
+					if gap := log[i+1].Start.Sub(log[i].Start); gap < want || gap >= want+time.Millisecond {
+						t.Errorf("%s (%d) -> %s after %v, want exactly %v; log %v", log[i].Path, log[i].Status, log[i+1].Path, gap, want, gaps(log))
+					}
+				}
+			})
+		})
+	}
+}
+
+func gaps(log []crawltest.Request) []string {
+	var out []string
+	for i := 1; i < len(log); i++ {
+		out = append(out, log[i].Path+" "+log[i].Start.Sub(log[i-1].Start).String())
+	}
+	return out
+}
