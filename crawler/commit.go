@@ -246,6 +246,7 @@ func resultSize(r result) int {
 	if r.robots != nil {
 		n += 2 * len(r.robots.Body)
 	}
+	n += len(r.tdm.Body)
 	for _, e := range r.entries {
 		n += len(e.URL) + 64
 	}

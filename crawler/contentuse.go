@@ -93,7 +93,7 @@ func (c *siteRules) robotsRefuse(o *robotscache.Origin, url string) bool {
 func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
 	resp, err := p.fetcher.Fetch(ctx, fetch.Request{URL: t.url, Control: true})
 	r.page, r.err = resp, err
-	r.tdm = contentuse.ReadTDMRep(resp, err)
+	r.tdm = contentuse.ReadTDMRep(resp, err, r.started)
 }
 
 // tdmRepFailure says whether a tdmrep.json result makes its host back off
@@ -114,7 +114,8 @@ func tdmRepFailure(fetchCtx context.Context, r result, now time.Time) (why strin
 
 // applyTDMRep makes a tdmrep.json answer its origin's when it came back
 // (a failure is recorded instead): the origin's next page may be
-// dispatched at once. A request a stop cut short is asked for again later.
+// dispatched at once. It is written down when the result is recorded
+// (Sites.Save). A request a stop cut short is asked for again later.
 func (c *siteRules) applyTDMRep(fetchCtx context.Context, r result) {
 	origin := r.task.origin
 	if r.interrupted || r.err != nil && cancelled(fetchCtx, r.err) {

@@ -115,7 +115,7 @@ func New(db *storage.DB, cfg Config) (*Crawler, error) {
 	}
 	c.rules = &siteRules{cfg: &c.cfg, log: c.log, robots: c.robots}
 	if cfg.Purpose != "" {
-		c.rules.sites = contentuse.NewSites()
+		c.rules.sites = contentuse.NewSites(cfg.RobotsTTL)
 	}
 	c.lookups = &hostLookups{
 		resolver: resolve.New(resolve.Options{Lookup: cfg.Lookup, TTL: cfg.DNSTTL, Timeout: cfg.Fetch.ConnectTimeout, Now: cfg.Now}),
@@ -201,6 +201,9 @@ func (c *Crawler) restore() error {
 			c.robots.Restore(origin, r)
 			return nil
 		}); err != nil {
+			return err
+		}
+		if err := c.rules.sites.Load(tx); err != nil {
 			return err
 		}
 		if err := c.front.Restore(tx, c.crashed, c.cfg.Now()); err != nil {

@@ -121,7 +121,7 @@ func (c *Crawler) prepare(host string, now time.Time) (task, bool, error) {
 	case robotscache.FetchFirst:
 		return task{kind: taskRobots, host: host, url: origin + "/robots.txt", origin: origin}, true, nil
 	}
-	if t.kind == taskPage && c.rules.sites != nil && c.rules.mayAskTDMRep(o, t.url) && c.rules.sites.Ask(origin) {
+	if t.kind == taskPage && c.rules.sites != nil && c.rules.mayAskTDMRep(o, t.url) && c.rules.sites.Ask(origin, now) {
 		// Its origin's tdmrep.json first, on this slot as robots.txt is
 		// (the page stays at the head of the queue for the next one).
 		return task{kind: taskTDMRep, host: host, url: origin + tdmRepPath, origin: origin}, true, nil

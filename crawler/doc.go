@@ -32,7 +32,8 @@
 //     disallows, or that the scope rules exclude now (a reload changed
 //     them: Frontier.OutOfScope), is recorded and the claimed slot handed
 //     back unused. With a declared purpose (Config.Purpose), the origin's
-//     tdmrep.json is asked for the same way, once, and a URL its robots.txt
+//     tdmrep.json is asked for the same way and kept as long (a failure backs
+//     the host off as on a page), and a URL its robots.txt
 //     content-use lines or tdmrep.json refuse for the purpose is recorded
 //     disallowed (contentuse.go; crawler/contentuse owns the vocabulary).
 //  3. Fetch and extract happen on a worker, which also reads the

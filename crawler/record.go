@@ -69,13 +69,14 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 		// Retry-After), an answer (applied by receive) ends its failures.
 		if why, retryAfter, failed := tdmRepFailure(c.fetchCtx, r, now); failed {
 			c.urls.backOff(host, why, retryAfter, now)
-			again := c.rules.sites.Failed(r.task.origin, c.cfg.MaxRetries)
+			again := c.rules.sites.Failed(r.task.origin, c.cfg.MaxRetries, now)
 			c.log.Info("tdmrep.json failed", "host", host, "origin", r.task.origin, "asked_again", again)
 			break
 		}
 		if r.err == nil {
 			c.front.Recovered(host, now)
 		}
+		err = c.rules.sites.Save(tx, r.task.origin)
 	default:
 		err = c.recordPage(tx, r, now)
 	}

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -104,4 +105,67 @@ func gaps(log []crawltest.Request) []string {
 		out = append(out, log[i].Path+" "+log[i].Start.Sub(log[i-1].Start).String())
 	}
 	return out
+}
+
+// tdmrep.json is kept in the state file as robots.txt is: a restarted
+// crawl uses the stored answer while it is fresh (robots.txt's TTL, 24 h
+// by default) and asks no more; once it is stale, the file is asked for
+// again before the origin's next page.
+func TestTDMRepKeptAcrossRestarts(t *testing.T) {
+	web := crawltest.NewWeb()
+	defer web.Close()
+	pages := tdmRepPages(&crawltest.Page{})
+	for _, p := range []string{"/new", "/tdm/y", "/later", "/tdm/z"} {
+		pages[p] = &crawltest.Page{Body: "page"}
+	}
+	h := web.AddHost("site", pages)
+	path := filepath.Join(t.TempDir(), "s.db")
+	for i, step := range []struct {
+		shift    time.Duration // the crawl's clock, from now
+		fetch    string        // a new seed of the origin, to be fetched
+		reserved string        // a new seed the file reserves
+		asked    int           // tdmrep.json requests so far
+	}{
+		{0, "/", "", 1},
+		{time.Hour, "/new", "/tdm/y", 1},        // fresh: the stored file decides
+		{25 * time.Hour, "/later", "/tdm/z", 2}, // stale: asked again
+	} {
+		cfg := testConfig(h.URL(step.fetch))
+		if step.reserved != "" {
+			cfg.Seeds = append(cfg.Seeds, h.URL(step.reserved))
+		}
+		cfg.Purpose = "ai-train"
+		cfg.Now = func() time.Time { return time.Now().Add(step.shift) }
+		db := openDB(t, path)
+		c, err := New(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err = c.Run(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := h.Count(tdmRepPath); n != step.asked {
+			t.Errorf("step %d: tdmrep.json requested %d times in all, want %d", i, n, step.asked)
+		}
+		if n := h.Count(step.fetch); n != 1 {
+			t.Errorf("step %d: %s requested %d times, want once", i, step.fetch, n)
+		}
+		if step.reserved != "" {
+			r := records(t, db)[h.URL(step.reserved)]
+			if h.Count(step.reserved) != 0 || r == nil || r.State != storage.Disallowed {
+				t.Errorf("step %d: %s requested %d times, record %+v; want refused by the file", i, step.reserved, h.Count(step.reserved), r)
+			}
+		}
+		db.View(func(tx *storage.Tx) error {
+			rec, err := tx.GetTDMRep(strings.TrimSuffix(h.URL("/"), "/"))
+			if err != nil || rec == nil || rec.Status != 200 || len(rec.Body) == 0 {
+				t.Errorf("step %d: stored tdmrep.json %+v, %v; want the file", i, rec, err)
+			}
+			return nil
+		})
+		db.Close()
+	}
 }

@@ -1,6 +1,7 @@
 // Package storage owns the crawl's state file: one bbolt database holding
 // the URL records (the seen set), the per-host FIFO queues, host state,
-// cached robots.txt files, compressed page bodies and running counters.
+// cached robots.txt and tdmrep.json files, compressed page bodies and
+// running counters.
 //
 // # Basics
 //
@@ -35,6 +36,8 @@
 //	hosta     authority -> URLs ever admitted (8, big-endian), for the per-host budget
 //	hosts     authority -> HostRecord (JSON)
 //	robots    origin -> RobotsRecord (JSON)
+//	tdmrep    origin -> TDMRepRecord (JSON): its /.well-known/tdmrep.json;
+//	          created on first use
 //	bodies    normal URL -> body: gzip, or under 1 KiB 0x00 + the body as it is
 //	sitemaps  sitemap URL -> SitemapRecord (JSON); also the visited set
 //	due       when(8, big-endian ns) kind(1) URL -> nothing; recrawls by due time

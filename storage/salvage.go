@@ -284,11 +284,12 @@ func dropBadRecords(btx *bolt.Tx, rep *SalvageReport) error {
 		string(bucketRobots):   func(v []byte) error { return json.Unmarshal(v, new(RobotsRecord)) },
 		string(bucketSitemaps): func(v []byte) error { return json.Unmarshal(v, new(SitemapRecord)) },
 		string(bucketDigests):  func(v []byte) error { return json.Unmarshal(v, new(DigestRecord)) },
+		string(bucketTDMRep):   func(v []byte) error { return json.Unmarshal(v, new(TDMRepRecord)) },
 		string(bucketQHostIDs): func(v []byte) error { _, err := decodeQueueID(v); return err },
 	} {
 		b := btx.Bucket([]byte(name))
 		if b == nil {
-			continue // digests: created on first use
+			continue // digests, tdmrep: created on first use
 		}
 		n, err := dropUndecodable(b, decode)
 		if err != nil {

@@ -209,7 +209,7 @@ func parsed(res Result, resp *http.Response) Result {
 		return unreachable(res, res.Status, fmt.Errorf("read robots.txt body: %w", err))
 	}
 	res.Outcome, res.Body, res.Robots = Parsed, body, robots.Parse(body)
-	res.MaxAge = maxAge(resp.Header.Get("Cache-Control"))
+	res.MaxAge = MaxAge(resp.Header.Get("Cache-Control"))
 	return res
 }
 
@@ -265,8 +265,9 @@ func RetryAfter(v string, now time.Time) time.Duration {
 	return t.Sub(now)
 }
 
-// maxAge reads max-age from a Cache-Control header, zero if absent.
-func maxAge(cc string) time.Duration {
+// MaxAge reads max-age from a Cache-Control header, zero if absent (the
+// crawl keeps tdmrep.json by the same rule as robots.txt).
+func MaxAge(cc string) time.Duration {
 	for _, part := range strings.Split(cc, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok || !strings.EqualFold(strings.TrimSpace(k), "max-age") {

@@ -181,8 +181,8 @@ func TestRetryAfterAndMaxAge(t *testing.T) {
 		{"no-cache", 0},
 		{"max-age=abc", 0},
 	} {
-		if got := maxAge(c.v); got != c.want {
-			t.Errorf("maxAge(%q) = %v, want %v", c.v, got, c.want)
+		if got := MaxAge(c.v); got != c.want {
+			t.Errorf("MaxAge(%q) = %v, want %v", c.v, got, c.want)
 		}
 	}
 }
