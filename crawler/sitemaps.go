@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/politecrawl/crawler/robotscache"
 	"github.com/politecrawl/politecrawl/crawler/sitemap"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
@@ -36,6 +37,7 @@ func (c *urlWriter) recordSitemap(tx *storage.Tx, r result, now time.Time) error
 		c.cfg.Metrics.Fetch(r.page.Status, 0, r.page.Duration)
 		res := r.smResult
 		s.Status, s.Location, s.ParseErr = r.page.Status, r.page.Location, r.parseErr
+		s.RetryAfter = robotscache.RetryAfter(r.page.Header.Get("Retry-After"), now)
 		s.Format, s.Index, s.Invalid, s.Truncated = res.Format.String(), res.Format == sitemap.Index, res.Invalid, res.Truncated
 		s.Entries = make([]frontier.Listed, len(r.entries))
 		for i, e := range r.entries {

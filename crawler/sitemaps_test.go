@@ -2,11 +2,13 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
@@ -308,5 +310,56 @@ func TestSitemapSettledEventSaysHow(t *testing.T) {
 		if rec.State != smFailed || last.State != "sitemap "+rec.State || last.Reason != rec.Error {
 			t.Errorf("%s: last event %q %q, record says %q %q", p, last.State, last.Reason, rec.State, rec.Error)
 		}
+	}
+}
+
+// TestSitemapRetryAfter: a 429 or 503 on a sitemap file holds its host at
+// least its Retry-After, as the same answer on a page does (SPEC 6.3); the
+// header was ignored before, and the host's next request came after the
+// backoff alone. Run in a synctest bubble: the gaps are exact.
+func TestSitemapRetryAfter(t *testing.T) {
+	for _, status := range []int{429, 503} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pn := crawltest.NewPipeNet()
+				w := crawltest.NewWeb()
+				defer w.Close()
+				h := w.AddPipeHost("site", pn, "site.test", map[string]*crawltest.Page{
+					"/robots.txt": {Body: "User-agent: *\nAllow: /\nSitemap: http://site.test/sm.xml\n", Header: map[string]string{"Content-Type": "text/plain"}},
+					"/":           {Body: `<a href="/a">a</a>`},
+					"/a":          {Body: "a"},
+					"/sm.xml": {Body: `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://site.test/b</loc></url></urlset>`,
+						Header: map[string]string{"Content-Type": "application/xml"}, FailTimes: 1, FailStatus: status,
+						FailHeader: map[string]string{"Retry-After": "3"}},
+					"/b": {Body: "b"},
+				})
+				cfg := testConfig("http://site.test/")
+				cfg.Fetch.DialContext, cfg.Lookup = pn.Dial, pn.Lookup
+				cfg.Sitemaps, cfg.Scope = true, []string{"site.test"}
+				cfg.DefaultDelay, cfg.BackoffMax, cfg.MaxRetries = 100*time.Millisecond, 100*time.Millisecond, 3
+				db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+				defer db.Close()
+				c, err := New(db, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				log := h.Log()
+				if n := h.Count("/sm.xml"); n != 2 || h.Count("/b") != 1 {
+					t.Fatalf("sitemap asked %d times, /b %d; want 2 and 1: %v", n, h.Count("/b"), gaps(log))
+				}
+				for i := 1; i < len(log); i++ {
+					if log[i-1].Path == "/sm.xml" && log[i-1].Status == status {
+						if gap := log[i].Start.Sub(log[i-1].Start); gap < 3*time.Second {
+							t.Errorf("%s %v after the sitemap's %d with Retry-After: 3; log %v", log[i].Path, gap, status, gaps(log))
+						}
+						return
+					}
+				}
+				t.Fatalf("no %d on the sitemap in the log: %v", status, gaps(log))
+			})
+		})
 	}
 }

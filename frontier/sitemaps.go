@@ -116,6 +116,9 @@ type SitemapFetch struct {
 	Status    int
 	Location  string // a redirect's target, normalised or not
 	Started   time.Time
+	// RetryAfter is a 429's or 5xx's Retry-After: the host is held at
+	// least that long, as after a page's (0: none).
+	RetryAfter time.Duration
 	// A file read (2xx): its format, whether it is an index (its
 	// entries are sitemaps), the entries it listed, how many it listed
 	// that were unusable, why parsing stopped early (if it did), and a
@@ -177,7 +180,7 @@ func (f *Frontier[H]) RecordSitemap(tx *storage.Tx, s SitemapFetch, now time.Tim
 			why = fmt.Sprintf("HTTP %d", s.Status)
 		}
 		rec.Attempts++
-		out.Why, out.Until = why, f.Fail(s.Host, why, 0, now)
+		out.Why, out.Until = why, f.Fail(s.Host, why, s.RetryAfter, now)
 		if rec.Attempts < f.sitemaps.MaxRetries {
 			rec.Error, out.Retry = why, true
 			return out, tx.PutSitemap(rec) // stays pending, at the head
