@@ -99,7 +99,8 @@ func (p *pool) readTDMRep(ctx context.Context, t task, r *result) {
 // tdmRepFailure says whether a tdmrep.json result makes its host back off
 // as a page's would (a 429 or 5xx, a network error or timeout; not a
 // stop, our private-address guard or a name that does not exist), and
-// then why and its Retry-After. The file is then asked for again.
+// then why and its Retry-After. The file is then asked for again, until
+// the crawl's retries are spent (see contentuse.Sites.Failed).
 func tdmRepFailure(fetchCtx context.Context, r result, now time.Time) (why string, retryAfter time.Duration, failed bool) {
 	switch {
 	case r.interrupted || r.err != nil && (cancelled(fetchCtx, r.err) || privateRefusal(r.err, r.task.host) != nil || isPermanent(r.err)):

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -256,7 +257,11 @@ func TestInForce(t *testing.T) {
 		{sec, storage.HostRecord{Interval: 8, TTFBMs: 400}, on, 8 * sec},                     // never below the floor
 		{sec, storage.HostRecord{Interval: 1, TTFBMs: 60_000}, on, 30 * sec},                 // capped
 		{sec, storage.HostRecord{Interval: 1, TTFBMs: 400, ErrorDelayS: 4}, Adaptive{}, sec}, // off
-		{sec, storage.HostRecord{Interval: 1, TTFBMs: -1, ErrorDelayS: 1e300}, on, sec},      // damaged
+		{sec, storage.HostRecord{Interval: 1, TTFBMs: -1, ErrorDelayS: math.NaN()}, on, sec}, // damaged
+		{sec, storage.HostRecord{Interval: 1, ErrorDelayS: 1e300}, on, 30 * sec},             // too long: capped, not dropped
+		// A day's error delay under a max_delay of a day (it has no upper
+		// bound): read back as none, it spaced the host by its floor.
+		{sec, storage.HostRecord{Interval: 1, ErrorDelayS: 86400}, Adaptive{ErrorBackoff: true, Max: 24 * time.Hour}, 24 * time.Hour},
 	} {
 		if got := c.p.InForce(c.floor, c.r); got != c.want {
 			t.Errorf("step %d: InForce(%v, %+v) = %v, want %v", i, c.floor, c.r, got, c.want)

@@ -402,13 +402,25 @@ func (s *Scheduler) Learn(host string, r storage.HostRecord, now time.Time) {
 }
 
 // durationOf reads a duration saved as a number of units, refusing what
-// no duration is (negative, not a number, out of range: a damaged file).
+// no duration is (zero, negative, not a number) and capping one too long
+// at storedMax. Capped, not refused: politeness.max_delay has no upper
+// bound, so an error delay of a day is a real one, and reading it as none
+// would have spaced the host by its floor (the policy's Max caps what is
+// in force: see Spacing).
 func durationOf(v float64, unit time.Duration) time.Duration {
-	if !(v > 0) || v > float64(AdaptiveMax*1000/unit) {
+	if !(v > 0) {
 		return 0
+	}
+	if v >= float64(storedMax/unit) {
+		return storedMax
 	}
 	return time.Duration(v * float64(unit))
 }
+
+// storedMax is the longest learnt duration read back from a host record:
+// a year, far above any delay a crawl keeps, far below time.Duration's
+// limit.
+const storedMax = 365 * 24 * time.Hour
 
 // keepSpacing holds h until until: its last request before a restart plus
 // the interval it was spaced by then. A delay lowered across the restart

@@ -21,7 +21,7 @@ type TDMRepRecord struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	Status    int       `json:"status,omitempty"`
 	Body      []byte    `json:"body,omitempty"`
-	Error     string    `json:"error,omitempty"` // why the answer says nothing (broken, truncated, unreachable)
+	Error     string    `json:"error,omitempty"` // why the answer says nothing (broken, truncated)
 }
 
 // GetTDMRep returns an origin's tdmrep.json record, nil if none.

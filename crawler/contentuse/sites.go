@@ -14,14 +14,17 @@ import (
 // for it, and when, is the crawl's business; Sites remembers the answers
 // and how long each decides, and how many times in a row the server
 // failed to give one. It keeps one small entry per origin asked about (as
-// the robots.txt cache does), and the record the state file keeps of an
-// answer (Record, Restore), so a resumed crawl does not ask again while
-// the answer is fresh.
+// the robots.txt cache does): the parsed file and until when it decides.
+// The record the state file keeps of an answer (Record) is held only from
+// the answer until Save writes it, so a resumed crawl does not ask again
+// while the answer is fresh (Restore) without every file's body staying
+// in memory for the whole run.
 //
 // An answer decides for the TTL given to NewSites, or its shorter
 // Cache-Control max-age: robots.txt's rule (SPEC 1.3), which the crawl
-// follows for this file too, having none of its own. When it is stale the file is asked for again before
-// the origin's next page; until a new answer comes, the old one stands.
+// follows for this file too, having none of its own. When it is stale the
+// file is asked for again before the origin's next page; until a new
+// answer comes, the old one stands.
 //
 // The zero value is not usable: see NewSites. Not safe for concurrent
 // use: the crawl's coordinator owns it.
@@ -36,8 +39,9 @@ type site struct {
 	expires  time.Time // ask again from then (zero: never answered)
 	asking   bool      // a request for it is under way
 	failures int       // consecutive requests the server failed (5xx, 429, network)
-	// rec is the last answer as the state file keeps it; nil when there
-	// is none to keep (no answer yet, or none from the server).
+	// rec is the last answer as the state file is to keep it, until
+	// Save wrote it; nil when there is none to write (no answer yet,
+	// none from the server, or written already).
 	rec *storage.TDMRepRecord
 }
 
@@ -171,8 +175,8 @@ func (s *Sites) Statement(origin, path string) Statement {
 	return e.rep.Statement(path)
 }
 
-// Record is what the state file keeps of origin's last answer, nil when
-// there is nothing to keep.
+// Record is what the state file is to keep of origin's last answer, nil
+// when there is nothing to write (or Save wrote it already).
 func (s *Sites) Record(origin string) *storage.TDMRepRecord {
 	if e := s.origins[origin]; e != nil {
 		return e.rec
@@ -189,6 +193,9 @@ func (s *Sites) Save(tx *storage.Tx, origin string) error {
 	if err := tx.PutTDMRep(origin, rec); err != nil {
 		return fmt.Errorf("record tdmrep.json of %s: %w", origin, err)
 	}
+	// Written: the body need not stay in memory. A batch that fails to
+	// commit stops the crawl, and the next run asks for the file again.
+	s.origins[origin].rec = nil
 	return nil
 }
 
@@ -210,7 +217,7 @@ func (s *Sites) Load(tx *storage.Tx) error {
 // comes. A body that no longer parses states nothing.
 func (s *Sites) Restore(origin string, r *storage.TDMRepRecord) {
 	e := s.entry(origin)
-	e.rec, e.expires, e.rep = r, r.ExpiresAt, nil
+	e.rec, e.expires, e.rep = nil, r.ExpiresAt, nil // r is in the state file already
 	if len(r.Body) > 0 {
 		e.rep, _ = ParseTDMRep(r.Body)
 	}

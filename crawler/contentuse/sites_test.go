@@ -3,6 +3,7 @@ package contentuse
 import (
 	"errors"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -204,5 +205,39 @@ func TestReadTDMRep(t *testing.T) {
 				t.Errorf("ReadTDMRep = %+v, want %+v (a file: %v)", a, tc.want, tc.hasRep)
 			}
 		})
+	}
+}
+
+// Save writes an answer's record and lets go of it: every origin's file
+// body stayed in memory for the whole run before. Restore keeps none
+// either (the state file has it).
+func TestSitesSaveLetsGo(t *testing.T) {
+	db, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const o = "http://a.test"
+	s := NewSites(time.Hour)
+	s.Ask(o, t0)
+	s.Set(o, Answer{Rep: mustRep(t, reserve), Body: reserve, Status: 200, At: t0})
+	if err := db.Update(func(tx *storage.Tx) error { return s.Save(tx, o) }); err != nil {
+		t.Fatal(err)
+	}
+	if rec := s.Record(o); rec != nil {
+		t.Errorf("after Save, Record = %+v: the body is still held", rec)
+	}
+	var stored *storage.TDMRepRecord
+	db.View(func(tx *storage.Tx) error { stored, err = tx.GetTDMRep(o); return err })
+	if err != nil || stored == nil || string(stored.Body) != string(reserve) {
+		t.Fatalf("stored %+v, %v; want the file", stored, err)
+	}
+	r := NewSites(time.Hour)
+	r.Restore(o, stored)
+	if rec := r.Record(o); rec != nil {
+		t.Errorf("after Restore, Record = %+v: want nothing held", rec)
+	}
+	if st := r.Statement(o, "/x"); st.Prefs[TDM] != No {
+		t.Errorf("restored Statement = %v, want the file's reservation", st.Prefs)
 	}
 }

@@ -41,14 +41,28 @@ func TestAgainstSlice(t *testing.T) {
 // result's page and body can be collected while the array lives on.
 func TestDropClears(t *testing.T) {
 	var q Queue[*[]byte]
-	for i := 0; i < 10; i++ {
-		b := make([]byte, 1)
-		q.Push(&b)
+	push := func(n int) {
+		for i := 0; i < n; i++ {
+			b := make([]byte, 1)
+			q.Push(&b)
+		}
 	}
-	q.Drop(4)
+	// 10 in 16 slots, 8 dropped, 10 more: the queue wraps around the
+	// array's end; then drop some of it.
+	push(10)
+	q.Drop(8)
+	push(10)
+	q.Drop(5)
+	if q.head+q.n <= len(q.buf) {
+		t.Fatalf("the queue does not wrap (head %d, %d values, %d slots): the test tests nothing", q.head, q.n, len(q.buf))
+	}
 	for i, p := range q.buf {
-		if p != nil && (i < q.head || i >= q.head+q.n) {
+		inQueue := (i-q.head+len(q.buf))%len(q.buf) < q.n
+		if p != nil && !inQueue {
 			t.Errorf("slot %d outside the queue still holds a value", i)
+		}
+		if p == nil && inQueue {
+			t.Errorf("slot %d inside the queue is empty", i)
 		}
 	}
 	q.Drop(100)

@@ -107,10 +107,11 @@ type Sitemaps struct {
 }
 
 // Read reads a Status from a state file. Each host's IntervalS is the
-// delay in force by its record, as the crawl spaces the host when it
-// starts again: its floor raised by what the adaptive delay learnt of its
-// server, by delays, the crawl's adaptive delay policy (the zero value:
-// the floor alone).
+// delay in force by its record: its recorded floor raised by what the
+// adaptive delay learnt of its server, by delays, the crawl's adaptive
+// delay policy (the zero value: the floor alone). A restart spaces the
+// host by at least that; more if the configured floor (default_delay, a
+// hosts: min_delay) was raised since the record was written.
 func Read(db *storage.DB, now time.Time, delays frontier.Adaptive) (*Status, error) {
 	st := &Status{State: db.Path(), PerHost: []Host{}}
 	err := db.View(func(tx *storage.Tx) error {
