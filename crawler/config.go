@@ -83,6 +83,10 @@ type Config struct {
 
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now
+	// ResumeHint is the command that resumes a paused host, without its
+	// host arguments: the log names it when a run ends with URLs held
+	// on paused hosts (frontier.Held). "": none named.
+	ResumeHint string
 	// Observe, if set, is called on the coordinator goroutine for every URL
 	// whose outcome was just committed (never for one that was rolled back).
 	Observe func(Event)

@@ -51,7 +51,8 @@
 //
 // # Drained and shutdown
 //
-// Run returns nil when nothing is queued, in flight or waiting on a retry.
+// Run returns nil when nothing is queued, in flight or waiting on a retry,
+// but for the URLs of hosts the operator paused, which it logs as held.
 // When its context is cancelled it stops dispatching, gives in-flight
 // fetches ShutdownGrace to finish (then cancels them; their URLs stay at the
 // head of their queues), commits what finished, and returns nil.

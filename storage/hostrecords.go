@@ -34,6 +34,15 @@ func (t *Tx) GetHost(authority string) (HostRecord, error) {
 	return h, nil
 }
 
+// HasHost reports whether a host has a record, committed or put in this
+// transaction (GetHost reads a missing one as zero).
+func (t *Tx) HasHost(authority string) bool {
+	if _, ok := t.hosts[authority]; ok {
+		return true
+	}
+	return t.b(bucketHosts).Get([]byte(authority)) != nil
+}
+
 // PutHost writes a host's record: it is stored when the transaction
 // commits, and read back as put until then. A record JSON cannot encode
 // (a NaN, a time past year 9999) is refused here, as writing it would be.

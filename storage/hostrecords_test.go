@@ -49,6 +49,12 @@ func TestHostRecordsPutOncePerTx(t *testing.T) {
 			if g, _ := tx.GetHost(h); !reflect.DeepEqual(g, w) {
 				t.Errorf("step %d: GetHost(%q) = %+v, want %+v", step, h, g, w)
 			}
+			if !tx.HasHost(h) {
+				t.Errorf("step %d: HasHost(%q) = false, want true", step, h)
+			}
+		}
+		if tx.HasHost("nobody") {
+			t.Errorf("step %d: HasHost of a host with no record = true", step)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("step %d: ForEachHost = %+v, want %+v", step, got, want)
@@ -63,6 +69,9 @@ func TestHostRecordsPutOncePerTx(t *testing.T) {
 			}
 			if len(rates) > 0 {
 				rates[0] = 99
+			}
+			if !tx.HasHost(s.put) {
+				t.Errorf("step %d: HasHost(%q) = false right after its put", i, s.put)
 			}
 			if i%2 == 0 {
 				// GetHost alone, before ForEachHost writes the puts out.

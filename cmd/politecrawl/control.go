@@ -77,6 +77,7 @@ func serveSocket(state string, h http.Handler, log *slog.Logger) (stop func(), e
 type crawlAPI struct {
 	state, listen string
 	token         string // http.token: sent to http.listen (the socket needs none)
+	by            string // the command asking, sent as clientHeader when set (see handleHostPause)
 }
 
 // apiOf is the API of the crawl running on cfg's state file.
@@ -125,6 +126,9 @@ func (a crawlAPI) do(method, path, contentType string, body []byte) (*http.Respo
 		}
 		if c.token != "" {
 			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		if a.by != "" {
+			req.Header.Set(clientHeader, a.by)
 		}
 		resp, err := c.client.Do(req)
 		if err == nil {

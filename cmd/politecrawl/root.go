@@ -55,7 +55,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newRobotsCmd(stdout), newRunCmd(stdout, stderr), newStatusCmd(stdout),
-		newExportCmd(stdout), newDemoCmd(stdout, stderr), newSeedCmd(stdout), newVersionCmd(stdout), newStateCmd(stdout), newWhyCmd(stdout))
+		newExportCmd(stdout), newDemoCmd(stdout, stderr), newSeedCmd(stdout), newVersionCmd(stdout), newStateCmd(stdout), newWhyCmd(stdout),
+		newHostCmd(stdout, stderr))
 	return root
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/metrics"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -85,9 +86,12 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Crawls the seeds of the config file politely, recording everything in the
 state file. If the state file exists the crawl resumes where it stopped.
 Without daemon.recrawl_interval it exits 0 when the crawl is drained
-(nothing queued, in flight or waiting on a retry); with it, it keeps
-rechecking pages. SIGINT/SIGTERM: stop, finish or re-queue in-flight
-fetches, close the state file, exit 0. SIGHUP: re-read the config file and
+(nothing queued, in flight or waiting on a retry); URLs queued on hosts
+paused by the operator do not keep it running: it ends, logging how many
+URLs which paused hosts hold and the 'politecrawl host resume' command
+that frees them. With daemon.recrawl_interval it keeps rechecking pages.
+SIGINT/SIGTERM: stop, finish or re-queue in-flight fetches, close the
+state file, exit 0. SIGHUP: re-read the config file and
 apply seeds, scope, delays, workers and log level live.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -152,6 +156,7 @@ func (d *daemon) run() error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cc := cfg.crawlerConfig(d.log)
 	cc.Metrics = metrics.New(reg)
+	cc.ResumeHint = d.resumeCommand()
 	if cc.Archive, err = cfg.openArchive(d.log); err != nil {
 		return err
 	}
@@ -173,7 +178,7 @@ func (d *daemon) run() error {
 	// From here node.close reads the outcomes to hand over from db,
 	// whatever fails next.
 	node.attach(c, db)
-	stopAPI, err := d.serveAPIs(newAPI(c, db, reg))
+	stopAPI, err := d.serveAPIs(newAPI(c, db, reg, d.notice))
 	if err != nil {
 		return err
 	}
@@ -199,10 +204,7 @@ func (d *daemon) run() error {
 	if stuck, err = d.waitForEnd(ctx, done, hup, c); err != nil {
 		return err
 	}
-	var counts map[storage.State]int
-	db.View(func(tx *storage.Tx) error { counts = tx.Counts(); return nil })
-	d.notice("crawl stopped", "fetched", counts[storage.Fetched], "disallowed", counts[storage.Disallowed],
-		"failed", counts[storage.Failed], "skipped", counts[storage.Skipped])
+	d.summary(db, cc.ResumeHint)
 	if cc.Archive != nil {
 		if err := cc.Archive.Close(); err != nil {
 			return err
@@ -211,6 +213,49 @@ func (d *daemon) run() error {
 	node.close() // hands the shards over, reading the state file
 	return db.Close()
 }
+
+// summary is the run's last line: its URLs by outcome and, when paused
+// hosts hold some queued, how many on which hosts and how to resume them
+// (a run that ends so has not crawled everything: see frontier.Held).
+func (d *daemon) summary(db *storage.DB, resume string) {
+	var counts map[storage.State]int
+	var held frontier.Held
+	err := db.View(func(tx *storage.Tx) (err error) {
+		counts = tx.Counts()
+		held, err = frontier.ReadHeld(tx)
+		return err
+	})
+	args := []any{"fetched", counts[storage.Fetched], "disallowed", counts[storage.Disallowed],
+		"failed", counts[storage.Failed], "skipped", counts[storage.Skipped]}
+	if err != nil {
+		d.log.Error("crawl stopped: paused hosts not read", "error", err)
+	}
+	if held.URLs > 0 {
+		args = append(args, held.LogAttrs(resume)...)
+	}
+	d.notice("crawl stopped", args...)
+}
+
+// resumeCommand is the command that resumes a paused host of this run's
+// crawl, its hosts left out: the run's -c and --state.
+func (d *daemon) resumeCommand() string {
+	cmd := "politecrawl host resume -c " + shellQuote(d.flags.config)
+	if d.flags.state != "" {
+		cmd += " --state " + shellQuote(d.flags.state)
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !strings.ContainsRune(shellSafe, r) }) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellSafe are the characters a shell word may hold unquoted.
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
 
 // waitForEnd waits until the crawl's Run returns its error on done,
 // reloading the configuration on each SIGHUP from hup. After a stop signal it waits

@@ -32,8 +32,9 @@ type SeedResponse struct {
 	Results []crawler.SeedResult `json:"results"`
 }
 
-// newAPI is the daemon's HTTP surface.
-func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) http.Handler {
+// newAPI is the daemon's HTTP surface; notice logs the changes it makes
+// that the crawl does not log itself (a host paused or resumed).
+func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer, notice func(msg string, args ...any)) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -49,7 +50,7 @@ func newAPI(c *crawler.Crawler, db *storage.DB, gatherer prometheus.Gatherer) ht
 		writeJSON(w, http.StatusOK, st)
 	})
 	console.New(c, console.Options{}).Register(mux) // GET /, /hosts, /hosts/{host}
-	handleHostPause(mux, c)                         // POST /hosts/{host}/pause, /resume
+	handleHostPause(mux, c, notice)                 // POST /hosts/{host}/pause, /resume
 	mux.HandleFunc("GET /export", serveExport(db))
 	mux.HandleFunc("GET /why", serveWhy(c))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))

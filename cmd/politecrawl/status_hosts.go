@@ -13,7 +13,7 @@ import (
 // printHostsTable is `status --hosts`: a line per host with what the
 // console's hosts table shows (the same snapshot), most queued first.
 // From a state file no crawl holds, the live columns (state, next
-// request) are empty.
+// request) are empty, but for the state of a host the operator paused.
 func printHostsTable(w io.Writer, st *status.Status) {
 	hosts := append([]status.Host(nil), st.PerHost...)
 	sort.SliceStable(hosts, func(i, j int) bool { return hosts[i].Queued > hosts[j].Queued })

@@ -22,6 +22,10 @@ const (
 	StateDone              = "done"                   // nothing queued
 )
 
+// WhyOperator is why a host the operator paused is paused, and how to
+// resume it, live or stopped.
+const WhyOperator = "by the operator (to resume: politecrawl host resume, or POST /hosts/{host}/resume)"
+
 // Robots is what the robots.txt cache says of a host's origins.
 type Robots struct {
 	Fetching    bool      // a fetch is under way
@@ -40,7 +44,7 @@ func Describe(v frontier.HostView, r Robots, now time.Time) (state string, until
 	case v.InFlight:
 		return StateFetching, time.Time{}, ""
 	case v.Stopped:
-		return StatePaused, time.Time{}, "by the operator (POST /hosts/{host}/resume to resume)"
+		return StatePaused, time.Time{}, WhyOperator
 	case r.GaveUp:
 		return StateRobotsGaveUp, time.Time{}, r.Reason
 	case r.Unreachable && r.RetryAt.After(now):

@@ -30,7 +30,7 @@ func TestDescribe(t *testing.T) {
 		{frontier.HostView{Paused: true, Queued: 3}, Robots{}, StatePaused, "its robots.txt is fetched through another host", time.Time{}},
 		{frontier.HostView{Fenced: true, Queued: 3}, Robots{}, StatePaused, "another node's shard", time.Time{}},
 		{frontier.HostView{Stopped: true, HasWork: true, Queued: 3}, Robots{Unreachable: true, RetryAt: later}, StatePaused,
-			"by the operator (POST /hosts/{host}/resume to resume)", time.Time{}},
+			WhyOperator, time.Time{}},
 		{frontier.HostView{Queued: 1}, Robots{}, StateBusy, "", time.Time{}},
 		{frontier.HostView{}, Robots{}, StateDone, "", time.Time{}},
 	} {

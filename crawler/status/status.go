@@ -87,7 +87,8 @@ type Host struct {
 	// Its URL records by outcome (the export's, committed).
 	storage.StateCounts
 	// Live only: what it is doing (see Describe), until when and why,
-	// what set its delay, and its last answer's HTTP status.
+	// what set its delay, and its last answer's HTTP status. Read from a
+	// state file, a host the operator paused has State StatePaused.
 	State      string    `json:"state,omitempty"`
 	Until      time.Time `json:"until,omitzero"`
 	Why        string    `json:"why,omitempty"`
@@ -133,6 +134,11 @@ func Read(db *storage.DB, now time.Time, delays frontier.Adaptive) (*Status, err
 		tx.ForEachHost(func(h string, r storage.HostRecord) error {
 			s := get(h)
 			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = delays.InForce(0, r).Seconds(), r.LastRequest, r.HoldUntil, r.LastError, r.IP
+			if r.Paused {
+				// Known without the crawl, unlike the rest of State
+				// (a running crawl describes every host anew).
+				s.State, s.Why = StatePaused, WhyOperator
+			}
 			for _, n := range r.Rates {
 				s.RecheckPages += int(n)
 			}

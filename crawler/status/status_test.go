@@ -13,7 +13,8 @@ import (
 
 // TestRead: what status shows of a state file no crawl holds: counts,
 // each host's queue, spacing, robots.txt outcomes per origin (with their
-// age), last error and sitemap files, hosts in name order.
+// age), last error and sitemap files, hosts in name order, and a host the
+// operator paused as paused.
 func TestRead(t *testing.T) {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true, NoBackup: true})
 	if err != nil {
@@ -34,6 +35,9 @@ func TestRead(t *testing.T) {
 			return err
 		}
 		if err := tx.PutHost("a.test", storage.HostRecord{Interval: 2, LastError: "HTTP 503", IP: "192.0.2.1"}); err != nil {
+			return err
+		}
+		if err := tx.PutHost("b.test", storage.HostRecord{Paused: true}); err != nil {
 			return err
 		}
 		if err := tx.PutRobots("http://a.test", &storage.RobotsRecord{Outcome: "parsed", Status: 200, FetchedAt: now.Add(-time.Minute)}); err != nil {
@@ -78,6 +82,10 @@ func TestRead(t *testing.T) {
 		{"a's URLs by outcome", a.StateCounts, storage.StateCounts{Fetched: 1}},
 		{"b's queue", b.Queued, 2},
 		{"b's robots.txt", b.Robots, "unknown"},
+		// Stopped, only the operator's pause is a state.
+		{"a's state", a.State, ""},
+		{"b's state (paused by the operator)", b.State, StatePaused},
+		{"b's why", b.Why, WhyOperator},
 	} {
 		if g, w := c.got, c.want; !reflect.DeepEqual(g, w) {
 			t.Errorf("%s: %v, want %v", c.what, g, w)
