@@ -352,7 +352,7 @@ func (c *Crawler) loop(ctx context.Context, tasks chan<- task, results <-chan re
 		wait, drained := c.nextWait(wait)
 		if drained {
 			// A paused host's URLs keep no run going (frontier.Held says why).
-			if held := c.front.Held(); held.URLs > 0 {
+			if held := c.front.Held(); held.Any() {
 				c.log.Warn("crawl drained except for paused hosts: their URLs stay queued", held.LogAttrs(c.cfg.ResumeHint)...)
 			} else {
 				c.log.Info("crawl drained")

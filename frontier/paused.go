@@ -11,7 +11,9 @@ import (
 // Held is the work a crawl keeps for the hosts the operator paused
 // (PauseHost, PauseRecorded): the URLs queued on them, which get no
 // request until their host is resumed. Other work of a paused host (a
-// sitemap not read yet) waits too but is not counted.
+// sitemap not read yet, a robots.txt redirect through it) waits too: its
+// host is named in Hosts, though what that work would queue is not known
+// yet, so it adds nothing to URLs.
 //
 // A run without a recrawl schedule ends once nothing but held work is
 // left, and says what it holds (the crawler's "drained" line). It does not
@@ -24,8 +26,11 @@ import (
 // resume`), and the next run fetches what was held.
 type Held struct {
 	URLs  int      // queued on paused hosts
-	Hosts []string // the paused hosts with URLs queued, sorted
+	Hosts []string // the paused hosts with work waiting, sorted
 }
+
+// Any reports whether paused hosts hold any work.
+func (h Held) Any() bool { return len(h.Hosts) > 0 }
 
 // heldNames is how many hosts Held's log lines name.
 const heldNames = 5
@@ -34,7 +39,7 @@ const heldNames = 5
 func (f *Frontier[H]) Held() Held {
 	var held Held
 	for name, h := range f.sched.hosts {
-		if h.stopped && h.queued > 0 {
+		if h.stopped && (h.queued > 0 || h.other) {
 			held.URLs += h.queued
 			held.Hosts = append(held.Hosts, name)
 		}
@@ -44,12 +49,14 @@ func (f *Frontier[H]) Held() Held {
 }
 
 // ReadHeld is Held read from a state file no crawl runs on: the paused
-// host records and their queue counts, as committed.
+// host records, their queue counts and their sitemaps not read yet, as
+// committed.
 func ReadHeld(tx *storage.Tx) (Held, error) {
 	var held Held
 	if !tx.Initialised() {
 		return held, nil
 	}
+	waiting := map[string]bool{} // paused hosts with work
 	err := tx.QueuedHosts(func(host string, n int) error {
 		r, err := tx.GetHost(host)
 		if err != nil {
@@ -57,12 +64,27 @@ func ReadHeld(tx *storage.Tx) (Held, error) {
 		}
 		if r.Paused {
 			held.URLs += n
-			held.Hosts = append(held.Hosts, host)
+			waiting[host] = true
 		}
 		return nil
 	})
+	if err == nil {
+		err = tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+			if r.State != SitemapPending || waiting[r.Host] {
+				return nil
+			}
+			h, err := tx.GetHost(r.Host)
+			if err == nil && h.Paused {
+				waiting[r.Host] = true
+			}
+			return err
+		})
+	}
 	if err != nil {
 		return Held{}, fmt.Errorf("read paused hosts: %w", err)
+	}
+	for host := range waiting {
+		held.Hosts = append(held.Hosts, host)
 	}
 	slices.Sort(held.Hosts)
 	return held, nil

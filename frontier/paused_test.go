@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/politecrawl/robots"
 	"github.com/politecrawl/politecrawl/storage"
 )
 
@@ -129,5 +130,45 @@ func TestHeldLogAttrs(t *testing.T) {
 		if got := c.held.LogAttrs(c.resume); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%+v.LogAttrs(%q) = %v, want %v", c.held, c.resume, got, c.want)
 		}
+	}
+}
+
+// TestHeldSitemapOnly: a paused host whose only work is a sitemap not
+// read yet (a CDN named in another host's robots.txt) is held work too,
+// live and read from the file: it counted for nothing before, and each
+// run ended on a plain "crawl drained" that said nothing of the pause.
+func TestHeldSitemapOnly(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	scope, err := hostScope([]string{"a.test", "cdn.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := New[string](Options{Scope: scope, Limits: DefaultLimits(), Delays: DelayPolicy{Default: time.Second},
+		Sitemaps: SitemapPolicy{Use: true, MaxPerHost: 10, MaxRetries: 3},
+		Robots:   refusePrivate{}, Now: func() time.Time { return now }})
+	d := mustDB(t)
+	err = d.Update(func(tx *storage.Tx) error {
+		rules := robots.Parse([]byte("User-agent: *\nAllow: /\nSitemap: http://cdn.test/sm.xml\n"))
+		if err := f.DeclareSitemaps(tx, "http://a.test", rules, now); err != nil {
+			return err
+		}
+		if !f.PauseHost("cdn.test", true, now) {
+			t.Fatal("PauseHost(cdn.test) reports it unknown")
+		}
+		return f.Save(tx, "cdn.test")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Held{Hosts: []string{"cdn.test"}}
+	if got := f.Held(); !reflect.DeepEqual(got, want) || !got.Any() {
+		t.Errorf("live Held = %+v, want %+v", got, want)
+	}
+	var got Held
+	if err := d.View(func(tx *storage.Tx) (err error) { got, err = ReadHeld(tx); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadHeld = %+v, want %+v", got, want)
 	}
 }

@@ -230,7 +230,7 @@ func (d *daemon) summary(db *storage.DB, resume string) {
 	if err != nil {
 		d.log.Error("crawl stopped: paused hosts not read", "error", err)
 	}
-	if held.URLs > 0 {
+	if held.Any() {
 		args = append(args, held.LogAttrs(resume)...)
 	}
 	d.notice("crawl stopped", args...)
