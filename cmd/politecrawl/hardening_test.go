@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,10 +38,11 @@ func TestSeedWithoutARunningCrawl(t *testing.T) {
 	}
 }
 
-// TestSecondRunIsRefused: a run on a state file a crawl holds stops with
-// a message that says another run holds it (before: "another politecrawl
-// process is running on it", after waiting a second; the wait is
-// storage's TestSecondWriterRefusedAtOnce).
+// TestSecondRunIsRefused: a run on a state file a crawl holds (the lock
+// taken, the control socket served) stops at once with a message that
+// says another run holds it (before: "another politecrawl process is
+// running on it", after waiting a second; the wait is storage's
+// TestSecondWriterRefusedAtOnce).
 func TestSecondRunIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "crawl.yaml")
@@ -50,13 +52,48 @@ func TestSecondRunIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	stop, err := serveSocket(filepath.Join(dir, "s.db"), http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out, errb bytes.Buffer
+	start := time.Now()
 	code := Main(ctx, []string{"run", "-c", cfg}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "is in use by another politecrawl run") {
 		t.Errorf("second run: exit %d, %q", code, errb.String())
 	}
+	if d := time.Since(start); d > briefLockWait {
+		t.Errorf("refused after %v: a crawl's socket answered, the run should not wait", d)
+	}
+}
+
+// TestRunWaitsForABriefHolder: a command that writes a stopped crawl's
+// state file (seed, host pause) holds its lock for a moment, and a run
+// starting then waits for it instead of failing as if a crawl held it
+// (13 of 60 runs started beside a loop of host pause failed so).
+func TestRunWaitsForABriefHolder(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s.db")
+	db, err := storage.Open(state, storage.Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		db.Close()
+		close(released)
+	}()
+	d := &daemon{flags: &commonFlags{}, cfg: &Config{State: state}}
+	got, err := d.openState()
+	<-released
+	if err != nil {
+		t.Fatalf("openState while a command held the file for 300 ms: %v", err)
+	}
+	got.Close()
 }
 
 // TestFailedExportKeepsTheOutputFile: -o is replaced only by a complete
@@ -128,5 +165,35 @@ func TestExportIncludesLinksDropped(t *testing.T) {
 	var got ExportRecord
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.LinksDropped != 41 || len(got.Links) != 1 {
 		t.Errorf("export line %s: %+v %v", out.String(), got, err)
+	}
+}
+
+// TestResumeCommand: the resume command the end of a run names reaches
+// the state file the run used, and a cluster node names none (host
+// refuses a cluster's config).
+func TestResumeCommand(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		flagState string
+		env       string
+		cluster   bool
+		want      string
+	}{
+		{"the config's state", "", "", false, "politecrawl host resume -c c.yaml"},
+		{"--state", "other.db", "", false, "politecrawl host resume -c c.yaml --state /s/other.db"},
+		{"POLITECRAWL_STATE", "", "/s/env.db", false, "politecrawl host resume -c c.yaml --state /s/other.db"},
+		{"a cluster node", "", "", true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("POLITECRAWL_STATE", c.env)
+			cfg := &Config{State: "/s/other.db"}
+			if c.cluster {
+				cfg.Cluster.NATS = "nats://127.0.0.1:4222"
+			}
+			d := &daemon{flags: &commonFlags{config: "c.yaml", state: c.flagState}, cfg: cfg}
+			if got := d.resumeCommand(); got != c.want {
+				t.Errorf("resumeCommand() = %q, want %q", got, c.want)
+			}
+		})
 	}
 }

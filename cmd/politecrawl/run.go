@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -237,11 +238,18 @@ func (d *daemon) summary(db *storage.DB, resume string) {
 }
 
 // resumeCommand is the command that resumes a paused host of this run's
-// crawl, its hosts left out: the run's -c and --state.
+// crawl, its hosts left out: the run's -c, and --state when the state
+// file is not the config file's (the flag, or POLITECRAWL_STATE, which the
+// shell the command is pasted into may not have). None for a cluster
+// node: `host` refuses a cluster's config (a node's pause is its own;
+// POST /hosts/HOST/resume on a running node ends it).
 func (d *daemon) resumeCommand() string {
+	if d.cfg.Cluster.enabled() {
+		return ""
+	}
 	cmd := "politecrawl host resume -c " + shellQuote(d.flags.config)
-	if d.flags.state != "" {
-		cmd += " --state " + shellQuote(d.flags.state)
+	if d.flags.state != "" || os.Getenv("POLITECRAWL_STATE") != "" {
+		cmd += " --state " + shellQuote(d.cfg.State)
 	}
 	return cmd
 }
@@ -319,17 +327,44 @@ func (d *daemon) setupOutput() *progressLine {
 // first run (as it makes the file, and its backup, socket and WARC files
 // beside it). Open refuses at once a file another crawl holds; the
 // timeout is for the brief read of a status or export.
+//
+// A command that writes the file of a stopped crawl (seed, host pause)
+// holds its lock for milliseconds, and a run starting then waits for it,
+// up to briefLockWait, rather than fail as if a crawl held the file (13 of
+// 60 runs started beside a loop of host pause did). A crawl serves its
+// control socket for as long as it holds the file: when that answers,
+// the run is refused at once.
 func (d *daemon) openState() (*storage.DB, error) {
 	state := d.cfg.State
 	if err := os.MkdirAll(filepath.Dir(state), 0o750); err != nil {
 		return nil, fmt.Errorf("state %s: %w", state, err)
 	}
-	db, err := storage.Open(state, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
-	if errors.Is(err, storage.ErrLocked) {
-		return nil, fmt.Errorf("state %s is in use by another politecrawl run (a crawl or daemon on this state file): "+
-			"stop that one first, or give this run another state file; `politecrawl status` shows how it is doing", state)
+	deadline := time.Now().Add(briefLockWait)
+	for {
+		db, err := storage.Open(state, storage.Options{Timeout: time.Second, FullCheck: d.flags.fullCheck, BackupEvery: 6 * time.Hour})
+		if !errors.Is(err, storage.ErrLocked) {
+			return db, err
+		}
+		if crawlServes(state) || time.Now().After(deadline) {
+			return nil, fmt.Errorf("state %s is in use by another politecrawl run (a crawl or daemon on this state file): "+
+				"stop that one first, or give this run another state file; `politecrawl status` shows how it is doing", state)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return db, err
+}
+
+// briefLockWait is how long a run waits for a state file locked by a
+// command that is not a crawl (see openState).
+const briefLockWait = 5 * time.Second
+
+// crawlServes reports whether a crawl answers on state's control socket.
+func crawlServes(state string) bool {
+	c, err := net.DialTimeout("unix", controlSocket(state), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // stopBackstop is how long past daemon.shutdown_timeout a stop may take
