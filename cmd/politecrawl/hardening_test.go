@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
@@ -195,5 +196,38 @@ func TestResumeCommand(t *testing.T) {
 				t.Errorf("resumeCommand() = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestHostArgs: host pause|resume take a host as the crawl keys it, a URL
+// standing for its host, or a bare host written any way a URL's host may
+// be (Example.COM and a.test:80 were "unknown host" where the URL form
+// worked); an empty argument is a usage error.
+func TestHostArgs(t *testing.T) {
+	for _, c := range []struct {
+		arg, want string
+		usage     bool
+	}{
+		{"a.test", "a.test", false},
+		{"Example.COM", "example.com", false},
+		{"a.test:80", "a.test", false},
+		{"a.test:8080", "a.test:8080", false},
+		{"127.0.0.1:18555", "127.0.0.1:18555", false},
+		{"http://A.test:80/x?y", "a.test", false},
+		{"https://a.test/", "a.test", false},
+		{"", "", true},
+		{"http://a b/", "", true},
+	} {
+		got, err := hostArgs([]string{c.arg})
+		var ue usageError
+		if c.usage {
+			if !errors.As(err, &ue) {
+				t.Errorf("hostArgs(%q) = %v, %v; want a usage error", c.arg, got, err)
+			}
+			continue
+		}
+		if err != nil || len(got) != 1 || got[0] != c.want {
+			t.Errorf("hostArgs(%q) = %v, %v; want %q", c.arg, got, err, c.want)
+		}
 	}
 }

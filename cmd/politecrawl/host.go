@@ -49,7 +49,7 @@ const hostPauseWhere = `
 While a crawl holds the state file, it asks that crawl (POST /hosts/HOST/%[1]s
 on its control socket, else http.listen), which logs it; otherwise it
 writes the change into the state file and logs it itself. Prints a line per
-host: the host, a tab, and %[2]s or "unknown host". Exit status 1 when a
+host: the host, a tab, and "%[2]s" or "unknown host". Exit status 1 when a
 host is unknown to the crawl.`
 
 func newHostPauseCmd(stdout, stderr io.Writer, pause bool) *cobra.Command {
@@ -59,7 +59,7 @@ func newHostPauseCmd(stdout, stderr io.Writer, pause bool) *cobra.Command {
 		action, done, short = "pause", "paused", "Pause hosts: the crawl asks them nothing until they are resumed"
 	}
 	cmd := &cobra.Command{
-		Use:   action + " -c FILE HOST...",
+		Use:   action + " (-c FILE | --state PATH) HOST...",
 		Short: short,
 		Long:  hostPauseHelp[pause] + fmt.Sprintf(hostPauseWhere, action, done),
 		Args:  cobra.MinimumNArgs(1),
@@ -99,15 +99,20 @@ func newHostPauseCmd(stdout, stderr io.Writer, pause bool) *cobra.Command {
 }
 
 // hostArgs reads the host arguments: an authority as the crawl keys
-// hosts, or a URL, which stands for its own.
+// hosts, or a URL, which stands for its own. A bare host is normalised as
+// an http URL's would be (lower case, no :80), so that Example.COM names
+// the host the crawl keys as example.com; an empty one is a usage error.
 func hostArgs(args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		if !strings.Contains(a, "://") {
-			out = append(out, a)
-			continue
+		if strings.TrimSpace(a) == "" {
+			return nil, usagef("an empty host argument")
 		}
-		n, err := urlnorm.Normalise(a)
+		u := a
+		if !strings.Contains(a, "://") {
+			u = "http://" + a
+		}
+		n, err := urlnorm.Normalise(u)
 		if err != nil {
 			return nil, usagef("%q: not a host or a URL: %v", a, err)
 		}
