@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -126,7 +127,7 @@ func PauseRecorded(tx *storage.Tx, host string, pause bool) (bool, error) {
 		return false, nil
 	}
 	_, _, queued := tx.Head(host)
-	if !tx.HasHost(host) && !queued && tx.HostStates(host) == (storage.StateCounts{}) {
+	if !tx.HasHost(host) && !queued && tx.HostStates(host) == (storage.StateCounts{}) && !hasSitemap(tx, host) {
 		return false, nil
 	}
 	r, err := tx.GetHost(host)
@@ -139,3 +140,21 @@ func PauseRecorded(tx *storage.Tx, host string, pause bool) (bool, error) {
 	}
 	return true, nil
 }
+
+// hasSitemap reports whether the crawl keeps a sitemap file on host: a
+// host met only through another's robots.txt has no record until its
+// first answer, and a running crawl knows it all the same.
+func hasSitemap(tx *storage.Tx, host string) bool {
+	found := false
+	tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+		if r.Host == host {
+			found = true
+			return errStopScan
+		}
+		return nil
+	})
+	return found
+}
+
+// errStopScan ends a scan early.
+var errStopScan = errors.New("stop")

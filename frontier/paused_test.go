@@ -172,3 +172,35 @@ func TestHeldSitemapOnly(t *testing.T) {
 		t.Errorf("ReadHeld = %+v, want %+v", got, want)
 	}
 }
+
+// TestPauseRecordedSitemapHost: a host the crawl met only as the home of
+// a sitemap named in another host's robots.txt has no record yet, but the
+// crawl knows it (a running one pauses it), so the offline pause does too
+// instead of answering "unknown host".
+func TestPauseRecordedSitemapHost(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	scope, err := hostScope([]string{"a.test", "cdn.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := New[string](Options{Scope: scope, Limits: DefaultLimits(), Delays: DelayPolicy{Default: time.Second},
+		Sitemaps: SitemapPolicy{Use: true, MaxPerHost: 10, MaxRetries: 3},
+		Robots:   refusePrivate{}, Now: func() time.Time { return now }})
+	d := mustDB(t)
+	err = d.Update(func(tx *storage.Tx) error {
+		rules := robots.Parse([]byte("User-agent: *\nAllow: /\nSitemap: http://cdn.test/sm.xml\n"))
+		return f.DeclareSitemaps(tx, "http://a.test", rules, now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var known bool
+	if err := d.Update(func(tx *storage.Tx) (err error) { known, err = PauseRecorded(tx, "cdn.test", true); return err }); err != nil || !known {
+		t.Fatalf("PauseRecorded(cdn.test) = %v, %v; want known", known, err)
+	}
+	var held Held
+	d.View(func(tx *storage.Tx) (err error) { held, err = ReadHeld(tx); return err })
+	if want := (Held{Hosts: []string{"cdn.test"}}); !reflect.DeepEqual(held, want) {
+		t.Errorf("ReadHeld after the offline pause = %+v, want %+v", held, want)
+	}
+}
