@@ -48,7 +48,8 @@ func TestHostTimingEarliest(t *testing.T) {
 		{"learnt, below a longer floor", hostTiming{Interval: 5, TTFBMs: 200}, time.Second, s(5), false},
 		{"learnt, capped at max_delay", hostTiming{Interval: 1, TTFBMs: 10_000, ErrorDelayS: 100}, time.Second, s(30), false},
 		{"learnt, the adaptive delay off here", hostTiming{Interval: 1, TTFBMs: 400, ErrorDelayS: 4}, time.Second, s(1), true},
-		{"learnt values no duration can be", hostTiming{Interval: 1, TTFBMs: -400, ErrorDelayS: 1e300}, time.Second, s(1), false},
+		{"learnt values no duration can be", hostTiming{Interval: 1, TTFBMs: -400, ErrorDelayS: -1}, time.Second, s(1), false},
+		{"a learnt value too long: capped, not dropped", hostTiming{Interval: 1, ErrorDelayS: 1e300}, time.Second, s(30), false},
 	} {
 		p := policy
 		if c.off {
