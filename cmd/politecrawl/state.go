@@ -42,7 +42,7 @@ it is damaged (or cannot be checked: a running crawl holds it).`,
 				return fmt.Errorf("a crawl is running on %s and holds it locked; stop it (SIGTERM) to check the file", path)
 			}
 			if err != nil {
-				return err
+				return stateFileError(path, err)
 			}
 			printCheck(stdout, path, r)
 			return r.Err(path)
@@ -99,6 +99,9 @@ so that a crawl resumes from it: point state (or --state) at NEW.`,
 			}
 			if _, err := os.Lstat(out); err == nil {
 				return usagef("state salvage: %s already exists; give a new file", out)
+			}
+			if _, err := os.Stat(path); err != nil {
+				return stateFileError(path, err)
 			}
 			rep, err := storage.Salvage(path, out, storage.Options{Timeout: 300 * time.Millisecond})
 			if errors.Is(err, storage.ErrLocked) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -89,19 +88,6 @@ func (a crawlAPI) getJSON(path string, v any) error {
 		return fmt.Errorf("a crawl is running on %s: GET %s: HTTP %d", a.state, path, resp.StatusCode)
 	}
 	return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(v)
-}
-
-// openForReading opens a state file read-only, failing at once (with
-// storage.ErrLocked) when a crawl holds it.
-func openForReading(path string) (*storage.DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no state file at %s (has a crawl run with this config?)", path)
-	}
-	db, err := storage.OpenReadOnly(path, storage.Options{Timeout: 300 * time.Millisecond})
-	if errors.Is(err, storage.ErrLocked) {
-		return nil, fmt.Errorf("a crawl is running on %s and holds it locked: %w", path, storage.ErrLocked)
-	}
-	return db, err
 }
 
 func printStatus(w io.Writer, st *status.Status) {

@@ -85,7 +85,7 @@ func openWhy(cfg *Config, state string) (ask func(string) (crawler.Why, error), 
 		return func(u string) (crawler.Why, error) { return whyFromCrawl(api, u) }, func() {}, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, stateFileError(state, err)
 	}
 	// The seeds shape the scope; none is admitted by asking.
 	c, err := crawler.New(db, withoutSeeds(cfg.crawlerConfig(slog.New(slog.DiscardHandler))))
