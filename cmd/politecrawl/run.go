@@ -196,8 +196,9 @@ func (d *daemon) run() error {
 		// The whole crawl's end, not this node's frontier, stops a node.
 		node.run(ctx, drained, d.log)
 	}
+	stopProgress := func() {}
 	if progress != nil {
-		stopProgress := progress.run(c)
+		stopProgress = progress.run(c)
 		defer stopProgress()
 	}
 	d.notice("crawl starting", "state", cfg.State, "seeds", len(cfg.Seeds), "workers", cfg.Workers,
@@ -205,7 +206,7 @@ func (d *daemon) run() error {
 	if stuck, err = d.waitForEnd(ctx, done, hup, c); err != nil {
 		return err
 	}
-	d.summary(db, cc.ResumeHint)
+	d.summary(db, cc.ResumeHint, stopProgress)
 	if cc.Archive != nil {
 		if err := cc.Archive.Close(); err != nil {
 			return err
@@ -217,8 +218,12 @@ func (d *daemon) run() error {
 
 // summary is the run's last line: its URLs by outcome and, when paused
 // hosts hold some queued, how many on which hosts and how to resume them
-// (a run that ends so has not crawled everything: see frontier.Held).
-func (d *daemon) summary(db *storage.DB, resume string) {
+// (a run that ends so has not crawled everything: see frontier.Held). On
+// a terminal it is the last line drawn: the progress display is stopped
+// (stopProgress) first, else it would be redrawn under it from a status
+// taken before the end.
+func (d *daemon) summary(db *storage.DB, resume string, stopProgress func()) {
+	stopProgress()
 	var counts map[storage.State]int
 	var held frontier.Held
 	err := db.View(func(tx *storage.Tx) (err error) {
