@@ -30,8 +30,12 @@ type Status struct {
 	// The recheck schedule (see frontier/freshness): rechecks due within
 	// the next hour (counted up to 100,000), and over the pages on it,
 	// the mean interval and the expected share of pages whose stored
-	// copy is current, from their estimated change rates. Zero when no
-	// page is on the schedule.
+	// copy is current, from their estimated change rates. That share is
+	// the long-run average over the recheck cycle, not the share at this
+	// moment: a page not rechecked yet is taken to change once per
+	// interval, so a fixed schedule reads about 65% at once ((1 − e^−x)/x
+	// for x near 1; the rate histogram's bucket makes x 0.93).
+	// Zero when no page is on the schedule.
 	RechecksNextHour   int     `json:"rechecks_next_hour"`
 	MeanIntervalS      float64 `json:"recheck_mean_interval_s,omitempty"`
 	EstimatedFreshness float64 `json:"estimated_freshness,omitempty"`
