@@ -26,14 +26,21 @@ and a line per host. While a crawl holds the state file, status asks it
 (through its control socket, else http.listen). --hosts prints the
 per-host table the console shows: each host's state (waiting until,
 backing off, robots.txt unreachable, ...), its URLs by outcome, its delay
-and where it came from.`,
+and where it came from. --json and --hosts are either/or: the JSON holds
+every host's line (per_host).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON && hosts {
+				return usagef("status: --json and --hosts are either/or: --json already holds every host's line (per_host)")
+			}
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
 			}
 			if cfg.Cluster.enabled() {
+				if hosts {
+					return usagef("status --hosts: not for a cluster's whole crawl (each node's console, /hosts on its http.listen, shows its own hosts)")
+				}
 				return clusterStatus(cmd.Context(), cfg, stdout, asJSON)
 			}
 			st, err := getStatus(cfg)
