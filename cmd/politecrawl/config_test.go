@@ -91,7 +91,16 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"cluster:\n  nats: 127.0.0.1:4222\n  name: c\ndaemon:\n  recrawl_interval: 1h\n", "daemon.recrawl_interval"},
 		{"politeness:\n  default_delay: soon\n", "default_delay"},
 		{"agent: [\n", "config"},
-		{"workers: lots\n", "'workers' cannot parse"},
+		// A value of the wrong type, said in words (it was "'workers'
+		// cannot parse value as 'int': strconv.ParseInt: invalid syntax").
+		{"workers: lots\n", `: workers: "lots" is not a whole number`},
+		{"network:\n  max_body: 10MB\n", `: network.max_body: "10MB" is not a whole number`},
+		{"politeness:\n  latency_factor: fast\n", `: politeness.latency_factor: "fast" is not a number`},
+		{"sitemaps: maybe\n", `: sitemaps: "maybe" is not true or false`},
+		{"politeness:\n  default_delay: 2 seconds\n", `: politeness.default_delay: "2 seconds" is not a duration`},
+		{"workers: [1, 2]\n", ": workers: a list where a whole number belongs"},
+		{"agent:\n  name: [a]\n", ": agent.name: a list where a single value belongs"},
+		{"scope:\n  hosts: {a: 1}\n", ": scope.hosts: a section (key: value lines) where a list belongs"},
 		// A duration without a unit would be nanoseconds: refused, naming the key.
 		{"politeness:\n  default_delay: 2\n", "politeness.default_delay: 2 has no unit"},
 		{"politeness:\n  max_delay: 1.5\n", "politeness.max_delay: 1.5 has no unit"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 )
 
 // sources says where each config key's value came from, so that an error
@@ -92,6 +93,66 @@ func (s sources) envProblems() []error {
 	return errs
 }
 
+// fileProblems checks the value of each key read from the file (or left
+// at its default) against the key's type before the whole config is
+// decoded, as envProblems does for the variables: `workers: eight` is
+// "workers: "eight" is not a whole number", where the decoder said
+// "'workers' cannot parse value as 'int': strconv.ParseInt: invalid
+// syntax". A list or a section where one value belongs is said so too.
+func (s sources) fileProblems(v *viper.Viper) []error {
+	var errs []error
+	for key, t := range keyTypes {
+		if s.env[key] != "" || s.flags[key] != "" || t.Kind() == reflect.Interface {
+			continue
+		}
+		if msg := badFileValue(t, v.Get(key)); msg != "" {
+			errs = append(errs, fmt.Errorf("%s: %s", key, msg))
+		}
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errs
+}
+
+// badFileValue says what is wrong with val, as YAML gave it, as a value
+// of type t, or "". Numbers given for durations are durationsHaveUnits'.
+func badFileValue(t reflect.Type, val any) string {
+	shape := ""
+	switch val.(type) {
+	case string:
+		if t.Kind() != reflect.Slice {
+			return badValue(t, val.(string))
+		}
+	case []any:
+		shape = "a list"
+	case map[string]any:
+		shape = "a section (key: value lines)"
+	}
+	switch {
+	case shape == "":
+		return ""
+	case t.Kind() == reflect.Slice && shape == "a list":
+		return ""
+	case t.Kind() == reflect.Slice:
+		return shape + " where a list belongs"
+	}
+	return fmt.Sprintf("%s where %s belongs", shape, typeName(t))
+}
+
+// typeName says what a value of type t is written as.
+func typeName(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		return "a duration (1s, 500ms, 2m)"
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		return "a whole number"
+	case t.Kind() == reflect.Float64:
+		return "a number"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	}
+	return "a single value"
+}
+
 // badValue says what is wrong with v as a value of type t, or "".
 func badValue(t reflect.Type, v string) string {
 	switch {
@@ -110,6 +171,10 @@ func badValue(t reflect.Type, v string) string {
 	case t.Kind() == reflect.Bool:
 		if _, err := strconv.ParseBool(v); err != nil {
 			return fmt.Sprintf("%q is not true or false", v)
+		}
+	case t.Kind() == reflect.Float64:
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Sprintf("%q is not a number", v)
 		}
 	}
 	return ""
