@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -264,5 +266,17 @@ func TestRestartNeededNamesKeys(t *testing.T) {
 				t.Errorf("restartNeeded = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunWithoutSeedsNamesTheFile: a config without seeds is refused
+// naming the file, as every other config error is (it said "config:
+// seeds: ...").
+func TestRunWithoutSeedsNamesTheFile(t *testing.T) {
+	path := writeConfig(t, "state: s.db\n")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"run", "-c", path}, &out, &errb)
+	if want := "politecrawl: config " + path + ": seeds: give at least one URL"; code != 2 || !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("run without seeds: exit %d, %q; want 2, %q", code, errb.String(), want)
 	}
 }

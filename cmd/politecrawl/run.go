@@ -140,7 +140,7 @@ func (d *daemon) notice(msg string, args ...any) {
 func (d *daemon) run() error {
 	cfg := d.cfg
 	if len(cfg.Seeds) == 0 {
-		return usagef("config: seeds: give at least one URL to start from")
+		return usagef("config %s: seeds: give at least one URL to start from", d.flags.config)
 	}
 	progress := d.setupOutput()
 	db, err := d.openState()
