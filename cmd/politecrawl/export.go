@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -70,7 +71,12 @@ WARC files in warc.dir: one line per response or revisit record, sorted.`,
 func writeFileAtomic(path string, fill func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		// Of the user's path, not the temporary name tried beside it.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("cannot create a file in %s: %w", filepath.Dir(path), pe.Err)
+		}
+		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	ok := false
 	defer func() {
@@ -89,6 +95,10 @@ func writeFileAtomic(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
 		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	ok = true

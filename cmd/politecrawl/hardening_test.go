@@ -231,3 +231,23 @@ func TestHostArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestExportToAMissingFolder: -o in a folder that does not exist names
+// the user's path and folder, not the temporary file tried there
+// ("open /nodir/.out.jsonl.tmp-1317945373: no such file or directory").
+func TestExportToAMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s.db")
+	db, err := storage.Open(state, storage.Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out := filepath.Join(dir, "nodir", "out.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"export", "--state", state, "-o", out}, &stdout, &stderr)
+	want := "politecrawl: export to " + out + ": cannot create a file in " + filepath.Dir(out) + ": no such file or directory\n"
+	if code != 1 || stderr.String() != want {
+		t.Errorf("export -o into a missing folder: exit %d, %q; want 1, %q", code, stderr.String(), want)
+	}
+}

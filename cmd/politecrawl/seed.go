@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"time"
@@ -82,8 +83,11 @@ func addSeeds(cmd *cobra.Command, cfg *Config, urls []string) ([]crawler.SeedRes
 	if errors.Is(err, storage.ErrLocked) {
 		return postSeeds(cfg, urls)
 	}
-	if err != nil {
+	if errors.Is(err, fs.ErrPermission) {
 		return nil, stateFileError(cfg.State, err)
+	}
+	if err != nil {
+		return nil, err // not "no state file": Open makes one for the first run
 	}
 	defer db.Close()
 	// Only the URLs given are added now; the config's own seeds are

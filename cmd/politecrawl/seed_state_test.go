@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,20 @@ func TestSeedWithStateAlone(t *testing.T) {
 	defer stop()
 	if out, errs, code := seed(state); code != 0 || out != "http://site.example/more\tqueued\n" || len(got) != 1 {
 		t.Errorf("running crawl: exit %d, %q %q (it got %v)", code, out, errs, got)
+	}
+}
+
+// TestSeedIntoAFolderThatIsNot: seed -c makes the config's state file for
+// the first run; where it cannot, it says why with the user's folder, not
+// "no state file" nor the temporary name it tried.
+func TestSeedIntoAFolderThatIsNot(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "crawl.yaml")
+	os.WriteFile(cfg, []byte("seeds: [\"http://site.example/\"]\nstate: nodir/s.db\n"), 0o600)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"seed", "-c", cfg, "http://site.example/more"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "cannot create a file in "+filepath.Join(dir, "nodir")+": no such file") ||
+		strings.Contains(errb.String(), "no state file") || strings.Contains(errb.String(), ".new-") {
+		t.Errorf("seed into a missing folder: exit %d, %q", code, errb.String())
 	}
 }
