@@ -51,7 +51,7 @@ WARC files in warc.dir: one line per response or revisit record, sorted.`,
 				write = func(cfg *Config, w io.Writer) error { return clusterExport(cmd.Context(), cfg, w) }
 			}
 			if format == "cdxj" {
-				write = func(cfg *Config, w io.Writer) error { return archive.Index(cfg.warcDir(), w) }
+				write = cdxjIndex
 			}
 			if out == "" || out == "-" {
 				return write(cfg, stdout)
@@ -63,6 +63,22 @@ WARC files in warc.dir: one line per response or revisit record, sorted.`,
 	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl (the state file) or cdxj (the WARC files)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout (replaced only once the export is complete)")
 	return cmd
+}
+
+// cdxjIndex writes the CDXJ index of the crawl's WARC files. A warc.dir
+// that does not exist is said in the config's words: "list WARC files:
+// open warc: no such file or directory" did not say that warc.enabled was
+// off.
+func cdxjIndex(cfg *Config, w io.Writer) error {
+	dir := cfg.warcDir()
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if !cfg.WARC.Enabled {
+			return fmt.Errorf("export --format cdxj: warc.enabled is false, so no WARC files were written (%s does not exist); "+
+				"set warc.enabled: true for the next run, or give the config the crawl ran with", dir)
+		}
+		return fmt.Errorf("export --format cdxj: no WARC files written yet: %s does not exist (has a crawl run with this config?)", dir)
+	}
+	return archive.Index(dir, w)
 }
 
 // writeFileAtomic writes path through a temporary file in the same folder,

@@ -251,3 +251,26 @@ func TestExportToAMissingFolder(t *testing.T) {
 		t.Errorf("export -o into a missing folder: exit %d, %q; want 1, %q", code, stderr.String(), want)
 	}
 }
+
+// TestCDXJWithoutWARCFiles: export --format cdxj with no warc.dir says
+// why in the config's words (it said "list WARC files: open warc: no
+// such file or directory").
+func TestCDXJWithoutWARCFiles(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s.db")
+	on := filepath.Join(dir, "on.yaml")
+	os.WriteFile(on, []byte("seeds: [\"http://site.example/\"]\nstate: s.db\nwarc:\n  enabled: true\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state", state}, "export --format cdxj: warc.enabled is false, so no WARC files were written (" + filepath.Join(dir, "warc") + " does not exist)"},
+		{[]string{"-c", on}, "export --format cdxj: no WARC files written yet: " + filepath.Join(dir, "warc") + " does not exist"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"export", "--format", "cdxj"}, c.args...), &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("export --format cdxj %v: exit %d, %q; want 1, %q", c.args, code, stderr.String(), c.want)
+		}
+	}
+}
