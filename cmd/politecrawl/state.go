@@ -180,8 +180,11 @@ func damagedHint(err error) string {
 	if !errors.As(err, &de) {
 		return ""
 	}
-	if de.Backup != "" {
+	switch {
+	case de.Backup != "":
 		return fmt.Sprintf(": stop politecrawl and restore it (cp %s %s), or see `politecrawl state salvage -o NEW`", de.Backup, de.Path)
+	case de.Empty:
+		return "" // nothing to check or salvage: what it says (remove it) is all there is
 	}
 	return ": see `politecrawl state check` and `politecrawl state salvage -o NEW`"
 }
