@@ -113,6 +113,10 @@ type Config struct {
 	WARC    warcConfig    `mapstructure:"warc"`
 	Cluster clusterConfig `mapstructure:"cluster"`
 	Policy  policyConfig  `mapstructure:"policy"`
+
+	// unknownEnv lists the POLITECRAWL_* variables that reach no key, to
+	// warn of (unknownVariables).
+	unknownEnv []string
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -219,6 +223,7 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 		return nil, usagef("config %s: %v", path, unknownKeys(err))
 	}
 	c.file = readScopeFile(path)
+	c.unknownEnv = unknownVariables()
 	if err := src.blame(c.problems()); err != nil {
 		return nil, usagef("%w", err)
 	}

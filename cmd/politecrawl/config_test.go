@@ -280,3 +280,19 @@ func TestRunWithoutSeedsNamesTheFile(t *testing.T) {
 		t.Errorf("run without seeds: exit %d, %q; want 2, %q", code, errb.String(), want)
 	}
 }
+
+// TestUnknownVariablesWarned: a POLITECRAWL_* variable that matches no
+// key gets one warning line (it was ignored without a word, where the
+// same misspelling in the file is refused); the keys' own variables and
+// the test suite's do not.
+func TestUnknownVariablesWarned(t *testing.T) {
+	t.Setenv("POLITECRAWL_POLITNESS_DEFAULT_DELAY", "2s")
+	t.Setenv("POLITECRAWL_WORKERS", "3")
+	t.Setenv("POLITECRAWL_RESTART_N", "10")
+	var out, errb bytes.Buffer
+	Main(context.Background(), []string{"status", "--state", filepath.Join(t.TempDir(), "s.db")}, &out, &errb)
+	want := "politecrawl: warning: environment variable POLITECRAWL_POLITNESS_DEFAULT_DELAY matches no config key and is ignored"
+	if !strings.HasPrefix(errb.String(), want) || strings.Count(errb.String(), "warning:") != 1 {
+		t.Errorf("stderr %q, want one warning, %q", errb.String(), want)
+	}
+}

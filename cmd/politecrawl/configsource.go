@@ -41,6 +41,39 @@ func newSources(path string, flags *pflag.FlagSet, binds map[string]string) sour
 	return s
 }
 
+// testVariables are the POLITECRAWL_* variables the test suite and the
+// benchmarks read (README's Development section): not config keys, and
+// no mistake to warn of.
+var testVariables = map[string]bool{"POLITECRAWL_BOUND_WORKERS": true, "POLITECRAWL_BOUND_HOSTS": true,
+	"POLITECRAWL_BOUND_SERVE": true, "POLITECRAWL_QUEUED_N": true, "POLITECRAWL_QUEUED_STATS": true,
+	"POLITECRAWL_QUEUE_FILL": true, "POLITECRAWL_RESTART_N": true, "POLITECRAWL_MEASURE_MB": true,
+	"POLITECRAWL_MEASURE_DIR": true, "POLITECRAWL_SCREENSHOTS": true}
+
+// unknownVariables lists the POLITECRAWL_* environment variables set that
+// reach no config key: viper reads only the names of keys it knows, so a
+// misspelt one (POLITECRAWL_POLITNESS_DEFAULT_DELAY) changed nothing and
+// said nothing, where the same misspelling in the file is refused.
+func unknownVariables() []string {
+	known := make(map[string]bool, len(defaults))
+	for key := range defaults {
+		known[envName(key)] = true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "POLITECRAWL_") && !known[name] && !testVariables[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unknownVariableWarning is the one line said of each of them.
+func unknownVariableWarning(name string) string {
+	return fmt.Sprintf("environment variable %s matches no config key and is ignored (config.example.yaml lists every key; a variable is POLITECRAWL_ and the key in capitals with _ for .)", name)
+}
+
 // envName is the variable viper reads for key: POLITECRAWL_ and the key in
 // upper case with '.' as '_'.
 func envName(key string) string {

@@ -47,17 +47,27 @@ func addCommonFlags(cmd *cobra.Command, f *commonFlags) {
 }
 
 func (f *commonFlags) load(cmd *cobra.Command) (*Config, error) {
-	if f.config == "" && f.state != "" && cmd.Name() != "run" {
-		// --state alone: the defaults, with this state file.
-		return loadConfig("", cmd.Flags(), flagBinds)
-	}
-	if f.config == "" {
-		if cmd.Name() == "run" {
-			return nil, usagef("run: -c FILE is required")
-		}
+	path := f.config
+	switch {
+	case f.config == "" && cmd.Name() == "run":
+		return nil, usagef("run: -c FILE is required")
+	case f.config == "" && f.state == "":
 		return nil, usagef("%s: -c FILE or --state PATH is required", cmd.Name())
 	}
-	return loadConfig(f.config, cmd.Flags(), flagBinds)
+	// With --state alone: the defaults, with this state file.
+	cfg, err := loadConfig(path, cmd.Flags(), flagBinds)
+	if err == nil && cmd.Name() != "run" {
+		warnUnknownVariables(cmd.ErrOrStderr(), cfg) // run logs them (setupOutput)
+	}
+	return cfg, err
+}
+
+// warnUnknownVariables writes a warning line for each POLITECRAWL_*
+// variable that reaches no config key.
+func warnUnknownVariables(w io.Writer, cfg *Config) {
+	for _, name := range cfg.unknownEnv {
+		fmt.Fprintf(w, "politecrawl: warning: %s\n", unknownVariableWarning(name))
+	}
 }
 
 // newLogger builds the slog logger; its level can change live through
@@ -324,6 +334,9 @@ func (d *daemon) setupOutput() *progressLine {
 	d.log = newLogger(logOut, d.cfg, d.level)
 	if progress != nil && d.level.Level() <= slog.LevelInfo {
 		d.level.Set(slog.LevelWarn)
+	}
+	for _, name := range d.cfg.unknownEnv {
+		d.log.Warn(unknownVariableWarning(name))
 	}
 	return progress
 }

@@ -170,6 +170,7 @@ func statePath(cmd *cobra.Command, f *commonFlags) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	warnUnknownVariables(cmd.ErrOrStderr(), cfg)
 	return cfg.State, nil
 }
 
