@@ -67,7 +67,7 @@ func TestReadOnlyCommandsOnAnUnreadableState(t *testing.T) {
 	os.Chmod(dir, 0)
 	defer os.Chmod(dir, 0o750)
 	for _, args := range [][]string{{"status"}, {"export"}, {"why", "http://site.example/"}, {"state", "check"},
-		{"state", "salvage", "-o", filepath.Join(t.TempDir(), "new.db")}, {"seed", "http://site.example/"}} {
+		{"state", "salvage", "-o", filepath.Join(t.TempDir(), "new.db")}, {"seed", "http://site.example/"}, {"host", "pause", "site.example"}} {
 		var out, errb bytes.Buffer
 		Main(context.Background(), append(args, "--state", state), &out, &errb)
 		if !strings.Contains(errb.String(), "permission denied") || strings.Contains(errb.String(), "no state file") {
