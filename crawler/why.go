@@ -164,12 +164,8 @@ func (c *explainer) robotsRule(r *robots.Robots, n string) string {
 // guard and robots.txt refuse it for, if they do).
 func verdict(in bool, guard, robots string, rec *storage.URLRecord) string {
 	switch {
-	case rec != nil && rec.State == storage.Queued:
-		return "queued: it will be decided again when it comes up"
-	case rec != nil && rec.State == storage.Fetched:
-		return "fetched" + notStoredWhy(rec)
 	case rec != nil:
-		return "not fetched: " + RecordWhy(rec)
+		return RecordVerdict(rec)
 	case !in:
 		return "would not be fetched: out of scope"
 	case guard != "":
@@ -178,6 +174,18 @@ func verdict(in bool, guard, robots string, rec *storage.URLRecord) string {
 		return "would be recorded disallowed if found: " + robots
 	}
 	return "would be queued if found"
+}
+
+// RecordVerdict is the verdict of a URL the crawl has a record of (why's
+// last line): a cluster's why gives it for the record another node wrote.
+func RecordVerdict(rec *storage.URLRecord) string {
+	switch rec.State {
+	case storage.Queued:
+		return "queued: it will be decided again when it comes up"
+	case storage.Fetched:
+		return "fetched" + notStoredWhy(rec)
+	}
+	return "not fetched: " + RecordWhy(rec)
 }
 
 // RecordWhy explains a decided record in one line: its state and the

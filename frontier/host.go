@@ -342,6 +342,7 @@ func (s *Scheduler) Record(host string) storage.HostRecord {
 		Failures:    h.failures,
 		LastError:   h.lastError,
 		Paused:      h.stopped,
+		LastStatus:  h.lastStatus,
 		TTFBMs:      float64(h.ad.ttfb) / float64(time.Millisecond),
 		ErrorDelayS: h.ad.errDelay.Seconds(),
 	}
@@ -366,6 +367,7 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 	iv := max(time.Duration(r.Interval*float64(time.Second)), s.Interval(host))
 	h := s.slot(host)
 	h.ad = learnt(r)
+	h.lastStatus = r.LastStatus
 	s.Restore(host, last, iv)
 	// The first request waits the delay that was in force, the adaptive
 	// terms included, as every request before the stop did.

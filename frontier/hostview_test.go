@@ -111,3 +111,25 @@ func TestPauseHost(t *testing.T) {
 		t.Errorf("resumed: Next = %q, %v; want a.test", h, ok)
 	}
 }
+
+// TestLastStatusSurvivesInTheRecord: a host's last answer's HTTP status
+// is in its record, so that status shows it for a stopped crawl as it
+// does live, and a restarted crawl shows it before its next answer.
+func TestLastStatusSurvivesInTheRecord(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	newF := func() *Frontier[string] { return New[string](Options{Delays: DelayPolicy{Default: time.Second}}) }
+	f := newF()
+	f.Meet("a.test", now)
+	f.Answered("a.test", 200)
+	f.Answered("a.test", 404)
+	rec := f.Record("a.test")
+	if rec.LastStatus != 404 {
+		t.Fatalf("record after a 404: LastStatus %d", rec.LastStatus)
+	}
+	g := newF() // a restart
+	g.Meet("a.test", now)
+	g.sched.RestoreHost("a.test", rec, 0, false, now)
+	if v := g.View("a.test", now); v.LastStatus != 404 {
+		t.Errorf("restored host's view: LastStatus %d, want 404", v.LastStatus)
+	}
+}

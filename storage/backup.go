@@ -22,7 +22,7 @@ func (d *DB) Backup() error {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, base+".new-*")
+	tmp, err := createTemp(dir, base+".new-*")
 	if err != nil {
 		return fmt.Errorf("backup state %q: %w", d.path, err)
 	}

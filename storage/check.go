@@ -34,6 +34,7 @@ type CheckReport struct {
 	Notes    []string // oddities that lose nothing
 	Problems []string // damage; empty when the file is healthy
 	Took     time.Duration
+	empty    bool // the file is 0 bytes (Err's DamagedError.Empty)
 }
 
 // Check runs the consistency check on the state file at path: the meta
@@ -57,6 +58,7 @@ func Check(path string, opts Options) (*CheckReport, error) {
 	var de *DamagedError
 	if errors.As(err, &de) {
 		r.Problems = append(r.Problems, de.What)
+		r.empty = de.Empty
 		return r, nil
 	}
 	return r, err
@@ -71,7 +73,9 @@ func (r *CheckReport) Err(path string) error {
 	if len(r.Problems) > 1 {
 		what = fmt.Sprintf("%d problems: %s", len(r.Problems), what)
 	}
-	return damaged(path, "%s", what)
+	e := damaged(path, "%s", what)
+	e.Empty = r.empty
+	return e
 }
 
 // check fills the report: meta pages, length and page walk, then, if deep
@@ -148,8 +152,10 @@ func openBolt(path string, opts Options, readOnly bool) (*bolt.DB, error) {
 		return nil, fmt.Errorf("open state %q: %w", path, err)
 	}
 	if err == nil && fi.Size() == 0 {
-		return nil, damaged(path, "%v: no transaction was ever written to it, or it was truncated; "+
+		e := damaged(path, "%v: no transaction was ever written to it, or it was truncated; "+
 			"politecrawl never leaves an empty file, so remove it to start a new crawl", errEmpty)
+		e.Empty = true
+		return nil, e
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Second

@@ -28,17 +28,21 @@ type DamagedError struct {
 	// BackupDamaged says what is wrong with BackupPath(Path) when it
 	// exists but fails the cheap checks itself.
 	BackupDamaged string
+	// Empty is a file of 0 bytes: nothing in it to check or salvage.
+	Empty bool
 }
 
 func (e *DamagedError) Error() string {
-	good := "none (no " + BackupPath(e.Path) + ")"
+	var good string
 	switch {
-	case e.BackupDamaged != "":
-		good = fmt.Sprintf("none (%s is damaged too: %s)", BackupPath(e.Path), e.BackupDamaged)
 	case e.Backup != "":
-		good = fmt.Sprintf("%s (saved %s)", e.Backup, e.BackupAt.UTC().Format(time.RFC3339))
+		good = fmt.Sprintf("the last good copy is %s (saved %s)", e.Backup, e.BackupAt.UTC().Format(time.RFC3339))
+	case e.BackupDamaged != "":
+		good = fmt.Sprintf("its backup %s is damaged too: %s", BackupPath(e.Path), e.BackupDamaged)
+	default:
+		good = fmt.Sprintf("there is no backup copy to restore (no %s)", BackupPath(e.Path))
 	}
-	return fmt.Sprintf("state file %s is damaged: %s; the last good copy is %s", e.Path, e.What, good)
+	return fmt.Sprintf("state file %s is damaged: %s; %s", e.Path, e.What, good)
 }
 
 // Is makes errors.Is(err, ErrDamaged) true.

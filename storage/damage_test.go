@@ -224,7 +224,7 @@ func TestDamagedFiles(t *testing.T) {
 				}
 				msg := err.Error()
 				if !strings.Contains(msg, tc.want) || !strings.Contains(msg, "state file "+path+" is damaged: ") ||
-					!strings.Contains(msg, "; the last good copy is none") {
+					!strings.Contains(msg, "; there is no backup copy to restore (no "+BackupPath(path)+")") {
 					t.Errorf("error %q, want it to say %q, the path and the backup", msg, tc.want)
 				}
 			})
@@ -252,7 +252,7 @@ func TestDamagedErrorNamesTheBackup(t *testing.T) {
 	}
 	os.Truncate(BackupPath(path), 5000)
 	_, err = readAll(path, true)
-	if err == nil || !strings.Contains(err.Error(), "the last good copy is none ("+BackupPath(path)+" is damaged too: truncated") {
+	if err == nil || !strings.Contains(err.Error(), "; its backup "+BackupPath(path)+" is damaged too: truncated") {
 		t.Errorf("with a damaged backup: %v", err)
 	}
 }
@@ -287,4 +287,24 @@ func TestGuardLetsBugsPanic(t *testing.T) {
 	}()
 	d.View(func(*Tx) error { panic("a bug") })
 	t.Error("View returned")
+}
+
+// TestEmptyFileSaysSo: an empty state file's error says there is no
+// backup in words (it said "the last good copy is none (no ....bak)"),
+// and is marked Empty, for the CLI not to suggest salvaging it.
+func TestEmptyFileSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	os.WriteFile(path, nil, 0o600)
+	_, err := Open(path, Options{})
+	var de *DamagedError
+	if !errors.As(err, &de) || !de.Empty || !strings.HasSuffix(err.Error(), "; there is no backup copy to restore (no "+BackupPath(path)+")") {
+		t.Errorf("Open of an empty file: %v", err)
+	}
+	r, err := Check(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.As(r.Err(path), &de) || !de.Empty {
+		t.Errorf("Check of an empty file: %v, want a DamagedError marked Empty", r.Err(path))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -214,7 +215,7 @@ func createIfMissing(path string, opts Options) error {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, base+".new-*")
+	tmp, err := createTemp(dir, base+".new-*")
 	if err != nil {
 		return fmt.Errorf("create state %q: %w", path, err)
 	}
@@ -243,6 +244,19 @@ func createIfMissing(path string, opts Options) error {
 		return fmt.Errorf("create state %q: %w", path, err)
 	}
 	return syncDir(dir)
+}
+
+// createTemp is os.CreateTemp whose error names dir, the folder the user
+// gave, rather than the temporary name it tried ("open /proc/x.db.new-123:
+// no such file or directory" named a file the user never heard of). The
+// cause (errors.Is fs.ErrNotExist, fs.ErrPermission) is kept.
+func createTemp(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("cannot create a file in %s: %w", filepath.Clean(dir), pe.Err)
+	}
+	return f, err
 }
 
 func syncDir(dir string) error {

@@ -84,6 +84,10 @@ type HostRecord struct {
 	LastError   string    `json:"last_error,omitempty"`
 	IP          string    `json:"ip,omitempty"`     // the address its last connection went to: its IP group
 	Paused      bool      `json:"paused,omitempty"` // paused by the operator until resumed
+	// LastStatus is the HTTP status of its last answer to a page request
+	// (0: none, or a file from before it was kept), so that status shows
+	// it for a stopped crawl as it does live.
+	LastStatus int `json:"last_status,omitempty"`
 	// The adaptive delay's learnt state (frontier/adaptive.go): the
 	// smoothed time to first byte and the delay the errors made, so a
 	// restarted crawl keeps sparing a struggling server instead of

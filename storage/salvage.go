@@ -71,7 +71,7 @@ func Salvage(src, dst string, opts Options) (*SalvageReport, error) {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, base+".new-*")
+	tmp, err := createTemp(dir, base+".new-*")
 	if err != nil {
 		return nil, fmt.Errorf("salvage %q: %w", src, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -337,5 +338,18 @@ func TestSecondWriterRefusedAtOnce(t *testing.T) {
 	_, err = Open(path, Options{Timeout: 300 * time.Millisecond, NoBackup: true})
 	if took := time.Since(start); !errors.Is(err, ErrLocked) || took < 200*time.Millisecond {
 		t.Errorf("Open while a reader holds it: %v after %v; want ErrLocked after the 300ms timeout", err, took)
+	}
+}
+
+// TestCreateErrorNamesTheFolder: a state file that cannot be created is
+// reported with the folder the user gave, not the temporary name tried
+// in it ("open /proc/x.db.new-2249717655: no such file or directory"),
+// and the cause is kept for errors.Is.
+func TestCreateErrorNamesTheFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	_, err := Open(filepath.Join(dir, "x.db"), Options{NoBackup: true})
+	if err == nil || !strings.Contains(err.Error(), "cannot create a file in "+dir+": ") || strings.Contains(err.Error(), ".new-") ||
+		!errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open in a missing folder: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/politecrawl/politecrawl/crawler"
 	"github.com/politecrawl/politecrawl/crawler/cluster"
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -97,15 +98,14 @@ func (c *Config) dialCluster(ctx context.Context) (cl *cluster.Client, close fun
 	defer cancel()
 	cc := c.Cluster.config()
 	cl, err = cluster.DialClient(ctx, cc)
-	if err == nil || c.Cluster.Embed == "" {
-		return cl, func() {
-			if cl != nil {
-				cl.Close()
-			}
-		}, err
+	if err != nil && c.Cluster.Embed == "" {
+		return nil, nil, fmt.Errorf("%w%s", err, natsHint(c, err))
+	}
+	if err == nil {
+		return cl, cl.Close, nil
 	}
 	if _, serr := os.Stat(cluster.StoreDirFor(c.State)); serr != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w%s", err, natsHint(c, err))
 	}
 	srv, serr := cluster.StartEmbedded(ctx, cluster.Options{Listen: "127.0.0.1:0", StoreDir: cluster.StoreDirFor(c.State), ServerName: cc.Node})
 	if serr != nil {
@@ -117,6 +117,21 @@ func (c *Config) dialCluster(ctx context.Context) (cl *cluster.Client, close fun
 		return nil, nil, err
 	}
 	return cl, func() { cl.Close(); srv.Close() }, nil
+}
+
+// natsHint follows err, a failure to reach the cluster's NATS server,
+// with what to do: after a crawl whose server a node embedded, the other
+// nodes' configs point at a server that is gone.
+func natsHint(c *Config, err error) string {
+	if !errors.Is(err, nats.ErrNoServers) {
+		return ""
+	}
+	if c.Cluster.Embed != "" {
+		return fmt.Sprintf(" (nothing answers at cluster.embed %s, and %s holds no server data to start it on: is this the config the embedding node ran with?)",
+			c.Cluster.Embed, cluster.StoreDirFor(c.State))
+	}
+	return fmt.Sprintf(" (the cluster's NATS server, cluster.nats %s, is not running: after the crawl, use the config of the node that embeds it "+
+		"(cluster.embed), which starts it on its data for this command, or start nats-server)", c.Cluster.NATS)
 }
 
 // clusterNode is a run's part in a clustered crawl: the embedded server if

@@ -249,6 +249,19 @@ func TestClusterThreeNodes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0 undecided") || !strings.Contains(out, fmt.Sprintf("fetched    %d", hosts*pages)) {
 		t.Errorf("status from a node's config: exit %d\n%s", code, out)
 	}
+	// why from one node's config answers for every host, whichever node
+	// fetched it: the record comes from the crawl's records (it said "not
+	// seen by the crawl" of the other nodes' URLs), and it says which
+	// node's state it read.
+	var roots []string
+	for _, n := range names {
+		roots = append(roots, w.Host(n).URL("/"))
+	}
+	out, stderr, code := cli(t, append([]string{"why", "-c", cfgs[0]}, roots...)...)
+	if code != 0 || strings.Count(out, "record:        fetched (HTTP 200)") != hosts || strings.Count(out, "verdict:       fetched\n") != hosts ||
+		strings.Count(out, "from three1's state file") != hosts || strings.Contains(out, "not seen") {
+		t.Errorf("why from a node's config: exit %d, %s\n%s", code, stderr, out)
+	}
 }
 
 // TestClusterNodeKilled kills one of three nodes with SIGKILL mid-crawl:

@@ -113,6 +113,10 @@ type Config struct {
 	WARC    warcConfig    `mapstructure:"warc"`
 	Cluster clusterConfig `mapstructure:"cluster"`
 	Policy  policyConfig  `mapstructure:"policy"`
+
+	// unknownEnv lists the POLITECRAWL_* variables that reach no key, to
+	// warn of (unknownVariables).
+	unknownEnv []string
 }
 
 // defaults holds every key's default. Setting each one is also what lets
@@ -209,9 +213,9 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 			return nil, usagef("config %s: %v", path, err)
 		}
 	}
-	// The variables' values are checked first, each against its key's
-	// type: what the decoder finds after that is the file's.
-	if err := src.blame(append(src.envProblems(), durationsHaveUnits(v)...)); err != nil {
+	// The values are checked first, each against its key's type, and
+	// said of their source: the decoder's own messages name Go types.
+	if err := src.blame(append(append(src.envProblems(), src.fileProblems(v)...), durationsHaveUnits(v)...)); err != nil {
 		return nil, usagef("%w", err)
 	}
 	var c Config
@@ -219,6 +223,7 @@ func loadConfig(path string, flags *pflag.FlagSet, binds map[string]string) (*Co
 		return nil, usagef("config %s: %v", path, unknownKeys(err))
 	}
 	c.file = readScopeFile(path)
+	c.unknownEnv = unknownVariables()
 	if err := src.blame(c.problems()); err != nil {
 		return nil, usagef("%w", err)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,7 +93,16 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"cluster:\n  nats: 127.0.0.1:4222\n  name: c\ndaemon:\n  recrawl_interval: 1h\n", "daemon.recrawl_interval"},
 		{"politeness:\n  default_delay: soon\n", "default_delay"},
 		{"agent: [\n", "config"},
-		{"workers: lots\n", "'workers' cannot parse"},
+		// A value of the wrong type, said in words (it was "'workers'
+		// cannot parse value as 'int': strconv.ParseInt: invalid syntax").
+		{"workers: lots\n", `: workers: "lots" is not a whole number`},
+		{"network:\n  max_body: 10MB\n", `: network.max_body: "10MB" is not a whole number`},
+		{"politeness:\n  latency_factor: fast\n", `: politeness.latency_factor: "fast" is not a number`},
+		{"sitemaps: maybe\n", `: sitemaps: "maybe" is not true or false`},
+		{"politeness:\n  default_delay: 2 seconds\n", `: politeness.default_delay: "2 seconds" is not a duration`},
+		{"workers: [1, 2]\n", ": workers: a list where a whole number belongs"},
+		{"agent:\n  name: [a]\n", ": agent.name: a list where a single value belongs"},
+		{"scope:\n  hosts: {a: 1}\n", ": scope.hosts: a section (key: value lines) where a list belongs"},
 		// A duration without a unit would be nanoseconds: refused, naming the key.
 		{"politeness:\n  default_delay: 2\n", "politeness.default_delay: 2 has no unit"},
 		{"politeness:\n  max_delay: 1.5\n", "politeness.max_delay: 1.5 has no unit"},
@@ -255,5 +266,33 @@ func TestRestartNeededNamesKeys(t *testing.T) {
 				t.Errorf("restartNeeded = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunWithoutSeedsNamesTheFile: a config without seeds is refused
+// naming the file, as every other config error is (it said "config:
+// seeds: ...").
+func TestRunWithoutSeedsNamesTheFile(t *testing.T) {
+	path := writeConfig(t, "state: s.db\n")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"run", "-c", path}, &out, &errb)
+	if want := "politecrawl: config " + path + ": seeds: give at least one URL"; code != 2 || !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("run without seeds: exit %d, %q; want 2, %q", code, errb.String(), want)
+	}
+}
+
+// TestUnknownVariablesWarned: a POLITECRAWL_* variable that matches no
+// key gets one warning line (it was ignored without a word, where the
+// same misspelling in the file is refused); the keys' own variables and
+// the test suite's do not.
+func TestUnknownVariablesWarned(t *testing.T) {
+	t.Setenv("POLITECRAWL_POLITNESS_DEFAULT_DELAY", "2s")
+	t.Setenv("POLITECRAWL_WORKERS", "3")
+	t.Setenv("POLITECRAWL_RESTART_N", "10")
+	var out, errb bytes.Buffer
+	Main(context.Background(), []string{"status", "--state", filepath.Join(t.TempDir(), "s.db")}, &out, &errb)
+	want := "politecrawl: warning: environment variable POLITECRAWL_POLITNESS_DEFAULT_DELAY matches no config key and is ignored"
+	if !strings.HasPrefix(errb.String(), want) || strings.Count(errb.String(), "warning:") != 1 {
+		t.Errorf("stderr %q, want one warning, %q", errb.String(), want)
 	}
 }

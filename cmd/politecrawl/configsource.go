@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 )
 
 // sources says where each config key's value came from, so that an error
@@ -38,6 +39,39 @@ func newSources(path string, flags *pflag.FlagSet, binds map[string]string) sour
 		}
 	}
 	return s
+}
+
+// testVariables are the POLITECRAWL_* variables the test suite and the
+// benchmarks read (README's Development section): not config keys, and
+// no mistake to warn of.
+var testVariables = map[string]bool{"POLITECRAWL_BOUND_WORKERS": true, "POLITECRAWL_BOUND_HOSTS": true,
+	"POLITECRAWL_BOUND_SERVE": true, "POLITECRAWL_QUEUED_N": true, "POLITECRAWL_QUEUED_STATS": true,
+	"POLITECRAWL_QUEUE_FILL": true, "POLITECRAWL_RESTART_N": true, "POLITECRAWL_MEASURE_MB": true,
+	"POLITECRAWL_MEASURE_DIR": true, "POLITECRAWL_SCREENSHOTS": true}
+
+// unknownVariables lists the POLITECRAWL_* environment variables set that
+// reach no config key: viper reads only the names of keys it knows, so a
+// misspelt one (POLITECRAWL_POLITNESS_DEFAULT_DELAY) changed nothing and
+// said nothing, where the same misspelling in the file is refused.
+func unknownVariables() []string {
+	known := make(map[string]bool, len(defaults))
+	for key := range defaults {
+		known[envName(key)] = true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "POLITECRAWL_") && !known[name] && !testVariables[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unknownVariableWarning is the one line said of each of them.
+func unknownVariableWarning(name string) string {
+	return fmt.Sprintf("environment variable %s matches no config key and is ignored (config.example.yaml lists every key; a variable is POLITECRAWL_ and the key in capitals with _ for .)", name)
 }
 
 // envName is the variable viper reads for key: POLITECRAWL_ and the key in
@@ -92,6 +126,66 @@ func (s sources) envProblems() []error {
 	return errs
 }
 
+// fileProblems checks the value of each key read from the file (or left
+// at its default) against the key's type before the whole config is
+// decoded, as envProblems does for the variables: `workers: eight` is
+// "workers: "eight" is not a whole number", where the decoder said
+// "'workers' cannot parse value as 'int': strconv.ParseInt: invalid
+// syntax". A list or a section where one value belongs is said so too.
+func (s sources) fileProblems(v *viper.Viper) []error {
+	var errs []error
+	for key, t := range keyTypes {
+		if s.env[key] != "" || s.flags[key] != "" || t.Kind() == reflect.Interface {
+			continue
+		}
+		if msg := badFileValue(t, v.Get(key)); msg != "" {
+			errs = append(errs, fmt.Errorf("%s: %s", key, msg))
+		}
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errs
+}
+
+// badFileValue says what is wrong with val, as YAML gave it, as a value
+// of type t, or "". Numbers given for durations are durationsHaveUnits'.
+func badFileValue(t reflect.Type, val any) string {
+	shape := ""
+	switch val.(type) {
+	case string:
+		if t.Kind() != reflect.Slice {
+			return badValue(t, val.(string))
+		}
+	case []any:
+		shape = "a list"
+	case map[string]any:
+		shape = "a section (key: value lines)"
+	}
+	switch {
+	case shape == "":
+		return ""
+	case t.Kind() == reflect.Slice && shape == "a list":
+		return ""
+	case t.Kind() == reflect.Slice:
+		return shape + " where a list belongs"
+	}
+	return fmt.Sprintf("%s where %s belongs", shape, typeName(t))
+}
+
+// typeName says what a value of type t is written as.
+func typeName(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		return "a duration (1s, 500ms, 2m)"
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		return "a whole number"
+	case t.Kind() == reflect.Float64:
+		return "a number"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	}
+	return "a single value"
+}
+
 // badValue says what is wrong with v as a value of type t, or "".
 func badValue(t reflect.Type, v string) string {
 	switch {
@@ -110,6 +204,10 @@ func badValue(t reflect.Type, v string) string {
 	case t.Kind() == reflect.Bool:
 		if _, err := strconv.ParseBool(v); err != nil {
 			return fmt.Sprintf("%q is not true or false", v)
+		}
+	case t.Kind() == reflect.Float64:
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Sprintf("%q is not a number", v)
 		}
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ WARC files in warc.dir: one line per response or revisit record, sorted.`,
 				write = func(cfg *Config, w io.Writer) error { return clusterExport(cmd.Context(), cfg, w) }
 			}
 			if format == "cdxj" {
-				write = func(cfg *Config, w io.Writer) error { return archive.Index(cfg.warcDir(), w) }
+				write = cdxjIndex
 			}
 			if out == "" || out == "-" {
 				return write(cfg, stdout)
@@ -64,13 +65,34 @@ WARC files in warc.dir: one line per response or revisit record, sorted.`,
 	return cmd
 }
 
+// cdxjIndex writes the CDXJ index of the crawl's WARC files. A warc.dir
+// that does not exist is said in the config's words: "list WARC files:
+// open warc: no such file or directory" did not say that warc.enabled was
+// off.
+func cdxjIndex(cfg *Config, w io.Writer) error {
+	dir := cfg.warcDir()
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if !cfg.WARC.Enabled {
+			return fmt.Errorf("export --format cdxj: warc.enabled is false, so no WARC files were written (%s does not exist); "+
+				"set warc.enabled: true for the next run, or give the config the crawl ran with", dir)
+		}
+		return fmt.Errorf("export --format cdxj: no WARC files written yet: %s does not exist (has a crawl run with this config?)", dir)
+	}
+	return archive.Index(dir, w)
+}
+
 // writeFileAtomic writes path through a temporary file in the same folder,
 // renamed over path only once fill succeeded and the data is on disk: a
 // failed export leaves an existing file as it was.
 func writeFileAtomic(path string, fill func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		// Of the user's path, not the temporary name tried beside it.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("cannot create a file in %s: %w", filepath.Dir(path), pe.Err)
+		}
+		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	ok := false
 	defer func() {
@@ -89,6 +111,10 @@ func writeFileAtomic(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
 		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	ok = true

@@ -231,3 +231,46 @@ func TestHostArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestExportToAMissingFolder: -o in a folder that does not exist names
+// the user's path and folder, not the temporary file tried there
+// ("open /nodir/.out.jsonl.tmp-1317945373: no such file or directory").
+func TestExportToAMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s.db")
+	db, err := storage.Open(state, storage.Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out := filepath.Join(dir, "nodir", "out.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"export", "--state", state, "-o", out}, &stdout, &stderr)
+	want := "politecrawl: export to " + out + ": cannot create a file in " + filepath.Dir(out) + ": no such file or directory\n"
+	if code != 1 || stderr.String() != want {
+		t.Errorf("export -o into a missing folder: exit %d, %q; want 1, %q", code, stderr.String(), want)
+	}
+}
+
+// TestCDXJWithoutWARCFiles: export --format cdxj with no warc.dir says
+// why in the config's words (it said "list WARC files: open warc: no
+// such file or directory").
+func TestCDXJWithoutWARCFiles(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s.db")
+	on := filepath.Join(dir, "on.yaml")
+	os.WriteFile(on, []byte("seeds: [\"http://site.example/\"]\nstate: s.db\nwarc:\n  enabled: true\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state", state}, "export --format cdxj: warc.enabled is false, so no WARC files were written (" + filepath.Join(dir, "warc") + " does not exist)"},
+		{[]string{"-c", on}, "export --format cdxj: no WARC files written yet: " + filepath.Join(dir, "warc") + " does not exist"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"export", "--format", "cdxj"}, c.args...), &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("export --format cdxj %v: exit %d, %q; want 1, %q", c.args, code, stderr.String(), c.want)
+		}
+	}
+}

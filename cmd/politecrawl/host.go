@@ -126,7 +126,7 @@ func hostArgs(args []string) ([]string, error) {
 // crawl knows, for as many hosts as it got to before an error.
 func pauseHosts(cfg *Config, hosts []string, pause bool, log *slog.Logger) ([]bool, error) {
 	if _, err := os.Stat(cfg.State); err != nil {
-		return nil, fmt.Errorf("no state file at %s (has a crawl run with this config?)", cfg.State)
+		return nil, stateFileError(cfg.State, err)
 	}
 	var known []bool
 	// A run ends once only paused hosts have work, so pausing the last
@@ -145,7 +145,7 @@ func pauseHosts(cfg *Config, hosts []string, pause bool, log *slog.Logger) ([]bo
 			return known, err
 		}
 		if err != nil {
-			return known, err
+			return known, stateFileError(cfg.State, err)
 		}
 		k, err := pauseRecorded(db, cfg.State, hosts[len(known):], pause, log)
 		return append(known, k...), err

@@ -22,12 +22,15 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progressLine is the one-line live display on a terminal. Log lines
-// written through it clear the line first, so both stay readable.
+// written through it clear the line first, so both stay readable. Once
+// stopped it draws nothing more: the lines written after (the final
+// counts) are the last on the screen.
 type progressLine struct {
 	mu      sync.Mutex
 	w       io.Writer
 	line    string
 	fetched int
+	stopped bool
 }
 
 func newProgressLine(w io.Writer) *progressLine { return &progressLine{w: w} }
@@ -50,7 +53,10 @@ func (p *progressLine) observe(e crawler.Event) {
 	}
 }
 
-// run refreshes the line every second from the crawl's live status.
+// run refreshes the line every second from the crawl's live status. stop
+// (which may be called more than once) ends that and clears the line for
+// good: a line drawn from a status taken before the crawl stopped is
+// stale, and redrawn under the final summary it read as the last word.
 func (p *progressLine) run(c *crawler.Crawler) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -77,6 +83,10 @@ func (p *progressLine) run(c *crawler.Crawler) (stop func()) {
 					}
 				}
 				p.mu.Lock()
+				if p.stopped {
+					p.mu.Unlock()
+					return
+				}
 				rate := float64(p.fetched-last) / now.Sub(lastAt).Seconds()
 				last, lastAt = p.fetched, now
 				p.line = fmt.Sprintf("fetched %d  queued %d  in flight %d  %.1f pages/s  %d hosts waiting on politeness",
@@ -86,11 +96,15 @@ func (p *progressLine) run(c *crawler.Crawler) (stop func()) {
 			}
 		}
 	}()
+	var once sync.Once
 	return func() {
-		cancel()
-		<-done
-		p.mu.Lock()
-		fmt.Fprint(p.w, "\r\033[K")
-		p.mu.Unlock()
+		once.Do(func() {
+			p.mu.Lock()
+			p.stopped, p.line = true, ""
+			fmt.Fprint(p.w, "\r\033[K")
+			p.mu.Unlock()
+			cancel()
+			<-done
+		})
 	}
 }

@@ -47,17 +47,27 @@ func addCommonFlags(cmd *cobra.Command, f *commonFlags) {
 }
 
 func (f *commonFlags) load(cmd *cobra.Command) (*Config, error) {
-	if f.config == "" && f.state != "" && cmd.Name() != "run" {
-		// --state alone: the defaults, with this state file.
-		return loadConfig("", cmd.Flags(), flagBinds)
-	}
-	if f.config == "" {
-		if cmd.Name() == "run" {
-			return nil, usagef("run: -c FILE is required")
-		}
+	path := f.config
+	switch {
+	case f.config == "" && cmd.Name() == "run":
+		return nil, usagef("run: -c FILE is required")
+	case f.config == "" && f.state == "":
 		return nil, usagef("%s: -c FILE or --state PATH is required", cmd.Name())
 	}
-	return loadConfig(f.config, cmd.Flags(), flagBinds)
+	// With --state alone: the defaults, with this state file.
+	cfg, err := loadConfig(path, cmd.Flags(), flagBinds)
+	if err == nil && cmd.Name() != "run" {
+		warnUnknownVariables(cmd.ErrOrStderr(), cfg) // run logs them (setupOutput)
+	}
+	return cfg, err
+}
+
+// warnUnknownVariables writes a warning line for each POLITECRAWL_*
+// variable that reaches no config key.
+func warnUnknownVariables(w io.Writer, cfg *Config) {
+	for _, name := range cfg.unknownEnv {
+		fmt.Fprintf(w, "politecrawl: warning: %s\n", unknownVariableWarning(name))
+	}
 }
 
 // newLogger builds the slog logger; its level can change live through
@@ -140,7 +150,7 @@ func (d *daemon) notice(msg string, args ...any) {
 func (d *daemon) run() error {
 	cfg := d.cfg
 	if len(cfg.Seeds) == 0 {
-		return usagef("config: seeds: give at least one URL to start from")
+		return usagef("config %s: seeds: give at least one URL to start from", d.flags.config)
 	}
 	progress := d.setupOutput()
 	db, err := d.openState()
@@ -196,8 +206,9 @@ func (d *daemon) run() error {
 		// The whole crawl's end, not this node's frontier, stops a node.
 		node.run(ctx, drained, d.log)
 	}
+	stopProgress := func() {}
 	if progress != nil {
-		stopProgress := progress.run(c)
+		stopProgress = progress.run(c)
 		defer stopProgress()
 	}
 	d.notice("crawl starting", "state", cfg.State, "seeds", len(cfg.Seeds), "workers", cfg.Workers,
@@ -205,7 +216,7 @@ func (d *daemon) run() error {
 	if stuck, err = d.waitForEnd(ctx, done, hup, c); err != nil {
 		return err
 	}
-	d.summary(db, cc.ResumeHint)
+	d.summary(db, cc.ResumeHint, stopProgress)
 	if cc.Archive != nil {
 		if err := cc.Archive.Close(); err != nil {
 			return err
@@ -217,8 +228,12 @@ func (d *daemon) run() error {
 
 // summary is the run's last line: its URLs by outcome and, when paused
 // hosts hold some queued, how many on which hosts and how to resume them
-// (a run that ends so has not crawled everything: see frontier.Held).
-func (d *daemon) summary(db *storage.DB, resume string) {
+// (a run that ends so has not crawled everything: see frontier.Held). On
+// a terminal it is the last line drawn: the progress display is stopped
+// (stopProgress) first, else it would be redrawn under it from a status
+// taken before the end.
+func (d *daemon) summary(db *storage.DB, resume string, stopProgress func()) {
+	stopProgress()
 	var counts map[storage.State]int
 	var held frontier.Held
 	err := db.View(func(tx *storage.Tx) (err error) {
@@ -319,6 +334,9 @@ func (d *daemon) setupOutput() *progressLine {
 	d.log = newLogger(logOut, d.cfg, d.level)
 	if progress != nil && d.level.Level() <= slog.LevelInfo {
 		d.level.Set(slog.LevelWarn)
+	}
+	for _, name := range d.cfg.unknownEnv {
+		d.log.Warn(unknownVariableWarning(name))
 	}
 	return progress
 }

@@ -42,7 +42,7 @@ it is damaged (or cannot be checked: a running crawl holds it).`,
 				return fmt.Errorf("a crawl is running on %s and holds it locked; stop it (SIGTERM) to check the file", path)
 			}
 			if err != nil {
-				return err
+				return stateFileError(path, err)
 			}
 			printCheck(stdout, path, r)
 			return r.Err(path)
@@ -99,6 +99,9 @@ so that a crawl resumes from it: point state (or --state) at NEW.`,
 			}
 			if _, err := os.Lstat(out); err == nil {
 				return usagef("state salvage: %s already exists; give a new file", out)
+			}
+			if _, err := os.Stat(path); err != nil {
+				return stateFileError(path, err)
 			}
 			rep, err := storage.Salvage(path, out, storage.Options{Timeout: 300 * time.Millisecond})
 			if errors.Is(err, storage.ErrLocked) {
@@ -167,6 +170,7 @@ func statePath(cmd *cobra.Command, f *commonFlags) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	warnUnknownVariables(cmd.ErrOrStderr(), cfg)
 	return cfg.State, nil
 }
 
@@ -177,8 +181,11 @@ func damagedHint(err error) string {
 	if !errors.As(err, &de) {
 		return ""
 	}
-	if de.Backup != "" {
+	switch {
+	case de.Backup != "":
 		return fmt.Sprintf(": stop politecrawl and restore it (cp %s %s), or see `politecrawl state salvage -o NEW`", de.Backup, de.Path)
+	case de.Empty:
+		return "" // nothing to check or salvage: what it says (remove it) is all there is
 	}
 	return ": see `politecrawl state check` and `politecrawl state salvage -o NEW`"
 }

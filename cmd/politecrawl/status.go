@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -27,14 +26,21 @@ and a line per host. While a crawl holds the state file, status asks it
 (through its control socket, else http.listen). --hosts prints the
 per-host table the console shows: each host's state (waiting until,
 backing off, robots.txt unreachable, ...), its URLs by outcome, its delay
-and where it came from.`,
+and where it came from. --json and --hosts are either/or: the JSON holds
+every host's line (per_host).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON && hosts {
+				return usagef("status: --json and --hosts are either/or: --json already holds every host's line (per_host)")
+			}
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
 			}
 			if cfg.Cluster.enabled() {
+				if hosts {
+					return usagef("status --hosts: not for a cluster's whole crawl (each node's console, /hosts on its http.listen, shows its own hosts)")
+				}
 				return clusterStatus(cmd.Context(), cfg, stdout, asJSON)
 			}
 			st, err := getStatus(cfg)
@@ -91,19 +97,6 @@ func (a crawlAPI) getJSON(path string, v any) error {
 	return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(v)
 }
 
-// openForReading opens a state file read-only, failing at once (with
-// storage.ErrLocked) when a crawl holds it.
-func openForReading(path string) (*storage.DB, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no state file at %s (has a crawl run with this config?)", path)
-	}
-	db, err := storage.OpenReadOnly(path, storage.Options{Timeout: 300 * time.Millisecond})
-	if errors.Is(err, storage.ErrLocked) {
-		return nil, fmt.Errorf("a crawl is running on %s and holds it locked: %w", path, storage.ErrLocked)
-	}
-	return db, err
-}
-
 func printStatus(w io.Writer, st *status.Status) {
 	state := "stopped"
 	if st.Running {
@@ -116,8 +109,12 @@ func printStatus(w io.Writer, st *status.Status) {
 		fmt.Fprintf(w, "recrawls    %d scheduled, %d due within the hour\n", st.Recrawls, st.RechecksNextHour)
 	}
 	if st.EstimatedFreshness > 0 {
-		fmt.Fprintf(w, "freshness   %.1f%% of pages current (estimated), rechecked every %v on average\n",
+		// The model's long-run figure (frontier/freshness): pages just
+		// fetched are current now, yet a 24h fixed schedule reads about
+		// 65%, from a change a day assumed of pages never rechecked.
+		fmt.Fprintf(w, "freshness   %.1f%% of pages current on average over time (estimated; not now), rechecked every %v on average\n",
 			100*st.EstimatedFreshness, roundInterval(time.Duration(st.MeanIntervalS*float64(time.Second))))
+		fmt.Fprintf(w, "            (from each page's change rate: measured by its rechecks; before them, from its sitemap entry or one change per recrawl_interval)\n")
 	}
 	if len(st.PerHost) == 0 {
 		return

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +41,26 @@ func TestPrintHostsTable(t *testing.T) {
 			if !strings.Contains(lines[i], w) {
 				t.Errorf("line %d %q: no %q", i, lines[i], w)
 			}
+		}
+	}
+}
+
+// TestStatusJSONOrHosts: --json with --hosts is a usage error (it was
+// accepted and --hosts silently ignored), as is --hosts for a cluster.
+func TestStatusJSONOrHosts(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "node.yaml")
+	os.WriteFile(cfg, []byte("seeds: [\"http://site.example/\"]\nstate: s.db\ncluster:\n  nats: nats://127.0.0.1:1\n  name: x\n  node: n1\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", "--hosts", "--state", filepath.Join(dir, "s.db")}, "--json and --hosts are either/or"},
+		{[]string{"--hosts", "-c", cfg}, "status --hosts: not for a cluster's whole crawl"},
+	} {
+		var out, errb bytes.Buffer
+		if code := Main(context.Background(), append([]string{"status"}, c.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("status %v: exit %d, %q; want 2, %q", c.args, code, errb.String(), c.want)
 		}
 	}
 }

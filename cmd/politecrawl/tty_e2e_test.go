@@ -12,7 +12,7 @@ import (
 
 // TestProgressOnTerminal runs `run` under a pseudo-terminal (util-linux
 // script) and checks the one-line progress display replaces per-fetch log
-// lines there.
+// lines there, and is gone once the final summary is written.
 func TestProgressOnTerminal(t *testing.T) {
 	script, err := exec.LookPath("script")
 	if err != nil {
@@ -32,13 +32,20 @@ func TestProgressOnTerminal(t *testing.T) {
 		t.Fatalf("run under a terminal: %v\n%s", err, out)
 	}
 	text := string(out)
-	if !regexp.MustCompile(`fetched \d+  queued \d+  in flight \d+  [\d.]+ pages/s  \d+ hosts waiting on politeness`).MatchString(text) {
+	progress := regexp.MustCompile(`fetched \d+  queued \d+  in flight \d+  [\d.]+ pages/s  \d+ hosts waiting on politeness`)
+	if !progress.MatchString(text) {
 		t.Errorf("no progress line in the terminal output:\n%q", text)
 	}
 	if strings.Contains(text, "msg=fetch") {
 		t.Errorf("per-fetch log lines on a terminal:\n%s", text)
 	}
-	if !strings.Contains(text, "crawl stopped fetched=120") {
+	_, after, ok := strings.Cut(text, "crawl stopped fetched=120")
+	if !ok {
 		t.Errorf("no final summary:\n%q", text)
+	}
+	// The summary is the last thing drawn: a progress line redrawn under
+	// it is from a status taken before the end (fewer pages).
+	if progress.MatchString(after) {
+		t.Errorf("a progress line drawn after the final summary:\n%q", after)
 	}
 }

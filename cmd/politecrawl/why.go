@@ -31,7 +31,12 @@ rule (with its line), and the URL's record if the crawl has seen it.
 
 While a crawl holds the state file, why asks it (GET /why?url= on its
 control socket or http.listen), so the answer uses the rules it runs with;
-otherwise it reads the state file with the config's rules.`,
+otherwise it reads the state file with the config's rules.
+
+In a cluster (cluster.* set) that is one node's view; why adds which node's
+state it read, the URL's shard and the node holding it, and takes the
+URL's record from the whole crawl's records in NATS, whichever node
+decided it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, urls []string) error {
 			cfg, err := f.load(cmd)
@@ -43,6 +48,11 @@ otherwise it reads the state file with the config's rules.`,
 				return err
 			}
 			defer done()
+			if cfg.Cluster.enabled() {
+				var disconnect func()
+				ask, disconnect = clusterAsker(cmd.Context(), cfg, ask)
+				defer disconnect()
+			}
 			for _, u := range urls {
 				w, err := ask(u)
 				if err != nil {
@@ -85,7 +95,7 @@ func openWhy(cfg *Config, state string) (ask func(string) (crawler.Why, error), 
 		return func(u string) (crawler.Why, error) { return whyFromCrawl(api, u) }, func() {}, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, stateFileError(state, err)
 	}
 	// The seeds shape the scope; none is admitted by asking.
 	c, err := crawler.New(db, withoutSeeds(cfg.crawlerConfig(slog.New(slog.DiscardHandler))))

@@ -120,6 +120,47 @@ func (c *Client) Records(ctx context.Context, fn func(json.RawMessage) error) er
 	})
 }
 
+// Record returns the decided record of url (normalised, as the crawl
+// keys it) from the crawl's records bucket, as JSON (the export record);
+// ok is false when the crawl has not decided it: never seen, or queued
+// or in flight on the node holding its shard.
+func (c *Client) Record(ctx context.Context, url string) (rec json.RawMessage, ok bool, err error) {
+	e, err := c.records.Get(ctx, urlKey(url))
+	if isNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read the record of %s: %w", url, err)
+	}
+	b, err := decodeRecordValue(e.Value())
+	if err != nil {
+		return nil, false, fmt.Errorf("record of %s: %w", url, err)
+	}
+	return b, true, nil
+}
+
+// Owner says which shard host (host:port) belongs to and which node
+// holds that shard's lease now; node is "" when none does (the crawl is
+// over, or the shard is between owners).
+func (c *Client) Owner(ctx context.Context, host string) (shard int, node string, err error) {
+	shard = Shard(host, c.cfg.Shards)
+	leases, err := c.js.KeyValue(ctx, LeasesBucket(c.cfg.Name))
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return shard, "", nil
+	}
+	if err != nil {
+		return shard, "", fmt.Errorf("bucket %s: %w", LeasesBucket(c.cfg.Name), err)
+	}
+	e, err := leases.Get(ctx, shardKey(shard))
+	if isNotFound(err) {
+		return shard, "", nil
+	}
+	if err != nil {
+		return shard, "", fmt.Errorf("read the lease of shard %d: %w", shard, err)
+	}
+	return shard, parseStamp(e.Value()).Node, nil
+}
+
 // Seed hands URLs to their shards as seeds. Each is normalised; the
 // outcome per URL is "queued" (handed over: its shard's owner admits it,
 // subject to scope, limits and robots.txt, unless it was decided before)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/prometheus/client_golang/prometheus"
@@ -160,6 +161,46 @@ func TestClientSeedAndSummary(t *testing.T) {
 	want := map[string]int{"fetched": 0, "disallowed": 0, "failed": 0, "skipped": 0}
 	if !maps.Equal(s.Counts, want) {
 		t.Errorf("counts %v, want %v (every decided state, as standalone status)", s.Counts, want)
+	}
+}
+
+// TestClientRecordAndOwner: a client reads one URL's decided record from
+// the crawl's records bucket (compressed or not) and the node holding its
+// host's shard, for why.
+func TestClientRecordAndOwner(t *testing.T) {
+	srv := MustEmbedded(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := Config{NATS: srv.ClientURL(), Name: "lookup", Node: "cli", Shards: 8, LeaseTTL: 2 * time.Second}
+	cl, err := DialClient(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, node, err := cl.Owner(ctx, "a.example:80"); err != nil || node != "" {
+		t.Errorf("owner before any lease: %q, %v", node, err)
+	}
+	rec := []byte(`{"url":"http://a.example/","state":"fetched","status":200}`)
+	if _, err := cl.records.Put(ctx, urlKey("http://a.example/"), rec); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := cl.Record(ctx, "http://a.example/")
+	if err != nil || !ok || string(got) != string(rec) {
+		t.Errorf("Record of a decided URL: %s, %v, %v", got, ok, err)
+	}
+	if _, ok, err := cl.Record(ctx, "http://a.example/other"); ok || err != nil {
+		t.Errorf("Record of an undecided URL: %v, %v", ok, err)
+	}
+	leases, err := cl.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: LeasesBucket(cfg.Name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := Shard("a.example:80", cfg.Shards)
+	if _, err := leases.Put(ctx, shardKey(shard), []byte(`{"node":"node3","session":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if s, node, err := cl.Owner(ctx, "a.example:80"); err != nil || s != shard || node != "node3" {
+		t.Errorf("Owner = %d, %q, %v; want %d, node3", s, node, err, shard)
 	}
 }
 

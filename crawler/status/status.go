@@ -30,8 +30,12 @@ type Status struct {
 	// The recheck schedule (see frontier/freshness): rechecks due within
 	// the next hour (counted up to 100,000), and over the pages on it,
 	// the mean interval and the expected share of pages whose stored
-	// copy is current, from their estimated change rates. Zero when no
-	// page is on the schedule.
+	// copy is current, from their estimated change rates. That share is
+	// the long-run average over the recheck cycle, not the share at this
+	// moment: a page not rechecked yet is taken to change once per
+	// interval, so a fixed schedule reads about 65% at once ((1 − e^−x)/x
+	// for x near 1; the rate histogram's bucket makes x 0.93).
+	// Zero when no page is on the schedule.
 	RechecksNextHour   int     `json:"rechecks_next_hour"`
 	MeanIntervalS      float64 `json:"recheck_mean_interval_s,omitempty"`
 	EstimatedFreshness float64 `json:"estimated_freshness,omitempty"`
@@ -87,13 +91,15 @@ type Host struct {
 	// Its URL records by outcome (the export's, committed).
 	storage.StateCounts
 	// Live only: what it is doing (see Describe), until when and why,
-	// what set its delay, and its last answer's HTTP status. Read from a
-	// state file, a host the operator paused has State StatePaused.
-	State      string    `json:"state,omitempty"`
-	Until      time.Time `json:"until,omitzero"`
-	Why        string    `json:"why,omitempty"`
-	DelayFrom  string    `json:"delay_from,omitempty"`
-	LastStatus int       `json:"last_status,omitempty"`
+	// and what set its delay. Read from a state file, a host the operator
+	// paused has State StatePaused.
+	State     string    `json:"state,omitempty"`
+	Until     time.Time `json:"until,omitzero"`
+	Why       string    `json:"why,omitempty"`
+	DelayFrom string    `json:"delay_from,omitempty"`
+	// LastStatus is its last answer's HTTP status, live or from its
+	// record in the state file.
+	LastStatus int `json:"last_status,omitempty"`
 }
 
 // Sitemaps counts one host's sitemap files and what they listed.
@@ -134,6 +140,7 @@ func Read(db *storage.DB, now time.Time, delays frontier.Adaptive) (*Status, err
 		tx.ForEachHost(func(h string, r storage.HostRecord) error {
 			s := get(h)
 			s.IntervalS, s.LastRequest, s.HoldUntil, s.LastError, s.IP = delays.InForce(0, r).Seconds(), r.LastRequest, r.HoldUntil, r.LastError, r.IP
+			s.LastStatus = r.LastStatus
 			if r.Paused {
 				// Known without the crawl, unlike the rest of State
 				// (a running crawl describes every host anew).

@@ -13,8 +13,8 @@ import (
 
 // TestRead: what status shows of a state file no crawl holds: counts,
 // each host's queue, spacing, robots.txt outcomes per origin (with their
-// age), last error and sitemap files, hosts in name order, and a host the
-// operator paused as paused.
+// age), last error, last HTTP status and sitemap files, hosts in name
+// order, and a host the operator paused as paused.
 func TestRead(t *testing.T) {
 	db, err := storage.Open(filepath.Join(t.TempDir(), "s.db"), storage.Options{NoSync: true, NoBackup: true})
 	if err != nil {
@@ -34,7 +34,7 @@ func TestRead(t *testing.T) {
 		if err := tx.PutURL(&storage.URLRecord{URL: "http://a.test/", State: storage.Fetched, Status: 200, Links: []string{}}, ""); err != nil {
 			return err
 		}
-		if err := tx.PutHost("a.test", storage.HostRecord{Interval: 2, LastError: "HTTP 503", IP: "192.0.2.1"}); err != nil {
+		if err := tx.PutHost("a.test", storage.HostRecord{Interval: 2, LastError: "HTTP 503", IP: "192.0.2.1", LastStatus: 404}); err != nil {
 			return err
 		}
 		if err := tx.PutHost("b.test", storage.HostRecord{Paused: true}); err != nil {
@@ -77,6 +77,7 @@ func TestRead(t *testing.T) {
 		{"a's interval", a.IntervalS, 2.0},
 		{"a's last error", a.LastError, "HTTP 503"},
 		{"a's IP", a.IP, "192.0.2.1"},
+		{"a's last status", a.LastStatus, 404},
 		{"a's robots.txt", a.Robots, "parsed (200), unavailable (404)"},
 		{"a's sitemaps", *a.Sitemaps, Sitemaps{Read: 1, Pending: 1, Refused: 1, Listed: 5, Accepted: 3, Dropped: map[string]int{"invalid URL": 2}}},
 		{"a's URLs by outcome", a.StateCounts, storage.StateCounts{Fetched: 1}},

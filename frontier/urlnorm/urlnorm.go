@@ -46,11 +46,38 @@ func Parse(raw string) (*url.URL, error) {
 	if len(raw) > MaxLength {
 		return nil, fmt.Errorf("normalise %.64q...: %w", raw, ErrTooLong)
 	}
+	if hostWithoutScheme(raw) {
+		return nil, fmt.Errorf("normalise %q: %w: it has no scheme; add http:// or https://", raw, ErrScheme)
+	}
 	u, err := url.Parse(fixStrayPercent(raw))
 	if err != nil {
 		return nil, fmt.Errorf("normalise: %w", err)
 	}
 	return normaliseURL(u)
+}
+
+// hostWithoutScheme reports whether raw starts with a host name and no
+// scheme: "example.org/a", "localhost:8080", "127.0.0.1:8080/". Typed as a
+// seed, net/url reads the first as a path and the others as a scheme or
+// fails ("first path segment in URL cannot contain colon"), which says
+// nothing of the missing http://. mailto:, javascript: and other schemes
+// are not taken for hosts.
+func hostWithoutScheme(raw string) bool {
+	if strings.Contains(raw, "://") {
+		return false
+	}
+	first := raw
+	if i := strings.IndexAny(first, "/?#"); i >= 0 {
+		first = first[:i]
+	}
+	host, port, hasPort := strings.Cut(first, ":")
+	if hasPort && (port == "" || strings.Trim(port, "0123456789") != "") {
+		return false // a scheme (mailto:x), not a port
+	}
+	if host == "" || strings.ContainsAny(host, "@ ") {
+		return false
+	}
+	return hasPort || host == "localhost" || strings.Contains(host, ".")
 }
 
 // fixStrayPercent encodes a '%' that starts no escape as %25, as browsers

@@ -2,6 +2,7 @@ package urlnorm
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +64,42 @@ func TestNormaliseRefuses(t *testing.T) {
 	} {
 		if _, err := Normalise(c.in); !errors.Is(err, c.want) {
 			t.Errorf("Normalise(%.40q) error %v, want %v", c.in, err, c.want)
+		}
+	}
+}
+
+// TestNormaliseNoScheme: a host typed without a scheme (a seed written
+// "127.0.0.1:8080/") is refused with a hint to add one; it was refused with
+// net/url's "first path segment in URL cannot contain colon", or "not an
+// http or https URL" alone. Other schemes get no such hint.
+func TestNormaliseNoScheme(t *testing.T) {
+	const hint = "add http:// or https://"
+	for _, c := range []struct {
+		in   string
+		hint bool
+	}{
+		{"127.0.0.1:18555/", true},
+		{"localhost:8080", true},
+		{"localhost", true},
+		{"example.com/a?b", true},
+		{"www.example.org", true},
+		{"[::1]:80/", false},
+		{"mailto:a@b.example", false},
+		{"javascript:alert(1)", false},
+		{"/relative", false},
+		{"//example.com/x", false},
+		{"http:example.com", false},
+	} {
+		_, err := Normalise(c.in)
+		if err == nil {
+			t.Errorf("Normalise(%q) accepted", c.in)
+			continue
+		}
+		if got := strings.Contains(err.Error(), hint); got != c.hint {
+			t.Errorf("Normalise(%q): %v; hint %v, want %v", c.in, err, got, c.hint)
+		}
+		if c.hint && !errors.Is(err, ErrScheme) {
+			t.Errorf("Normalise(%q): %v, want ErrScheme", c.in, err)
 		}
 	}
 }
