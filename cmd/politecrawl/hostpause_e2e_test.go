@@ -158,6 +158,12 @@ func TestPausedHostEndsTheRun(t *testing.T) {
 	if !strings.Contains(out, host+"  paused") {
 		t.Errorf("status --hosts of the stopped crawl does not show the host paused:\n%s", out)
 	}
+	// Plain status says what the queued count holds: it showed "queued 2"
+	// and nothing of the pause.
+	out, _, _ = cli(t, "status", "-c", cfg)
+	if want := fmt.Sprintf("paused      %d of the queued URLs wait on paused hosts (%s)", st.Queued, host); !strings.Contains(out, want) {
+		t.Errorf("status of the stopped crawl does not say what the pause holds (want %q):\n%s", want, out)
+	}
 
 	// The next run holds the same URLs and asks the host nothing.
 	requests := len(h.Log())

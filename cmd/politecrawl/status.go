@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/status"
+	"github.com/politecrawl/politecrawl/frontier"
 	"github.com/politecrawl/politecrawl/storage"
 	"github.com/spf13/cobra"
 )
@@ -105,6 +106,12 @@ func printStatus(w io.Writer, st *status.Status) {
 	fmt.Fprintf(w, "state file  %s (%s)\n", st.State, state)
 	fmt.Fprintf(w, "queued      %d\nin flight   %d\nfetched     %d\ndisallowed  %d\nfailed      %d\nskipped     %d\nhosts       %d\n",
 		st.Queued, st.InFlight, st.Fetched, st.Disallowed, st.Failed, st.Skipped, st.Hosts)
+	if urls, hosts := heldByPause(st); len(hosts) > 0 {
+		// Queued, but asked nothing until resumed: a one-shot run ends
+		// without them (see frontier.Held).
+		fmt.Fprintf(w, "paused      %d of the queued URLs wait on paused hosts (%s): politecrawl host resume HOST...\n",
+			urls, frontier.Held{Hosts: hosts}.Names(5))
+	}
 	if st.Recrawls > 0 {
 		fmt.Fprintf(w, "recrawls    %d scheduled, %d due within the hour\n", st.Recrawls, st.RechecksNextHour)
 	}
@@ -216,4 +223,17 @@ func roundInterval(d time.Duration) time.Duration {
 		return d.Round(time.Second)
 	}
 	return d.Round(time.Minute)
+}
+
+// heldByPause is the URLs queued on the hosts the operator paused, and
+// those hosts, from the status's per-host lines (live, or read from a
+// stopped crawl's file: both mark them StatePaused).
+func heldByPause(st *status.Status) (urls int, hosts []string) {
+	for _, h := range st.PerHost {
+		if h.State == status.StatePaused {
+			urls += h.Queued
+			hosts = append(hosts, h.Host)
+		}
+	}
+	return urls, hosts
 }
