@@ -101,6 +101,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"sitemaps: maybe\n", `: sitemaps: "maybe" is not true or false`},
 		{"politeness:\n  default_delay: 2 seconds\n", `: politeness.default_delay: "2 seconds" is not a duration`},
 		{"workers: [1, 2]\n", ": workers: a list where a whole number belongs"},
+		// An empty value is no value (as an empty variable is): the key's
+		// own check speaks, not "\"\" is not a whole number".
+		{"workers: \"\"\n", "workers: 0 must be between 1 and"},
 		{"agent:\n  name: [a]\n", ": agent.name: a list where a single value belongs"},
 		{"scope:\n  hosts: {a: 1}\n", ": scope.hosts: a section (key: value lines) where a list belongs"},
 		// A duration without a unit would be nanoseconds: refused, naming the key.

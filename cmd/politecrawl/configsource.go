@@ -152,8 +152,11 @@ func badFileValue(t reflect.Type, val any) string {
 	shape := ""
 	switch val.(type) {
 	case string:
-		if t.Kind() != reflect.Slice {
-			return badValue(t, val.(string))
+		// An empty value is no value, as an empty environment
+		// variable is: the key's own check (a range, a required
+		// field) has its say, as before these messages.
+		if v := val.(string); v != "" && t.Kind() != reflect.Slice {
+			return badValue(t, v)
 		}
 	case []any:
 		shape = "a list"

@@ -85,6 +85,10 @@ func cdxjIndex(cfg *Config, w io.Writer) error {
 // renamed over path only once fill succeeded and the data is on disk: a
 // failed export leaves an existing file as it was.
 func writeFileAtomic(path string, fill func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		// Said before the export, not as the rename's "file exists".
+		return fmt.Errorf("export to %s: it is a folder; give a file name (-o %s)", path, filepath.Join(path, "export.jsonl"))
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		// Of the user's path, not the temporary name tried beside it.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -272,5 +273,16 @@ func TestCDXJWithoutWARCFiles(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("export --format cdxj %v: exit %d, %q; want 1, %q", c.args, code, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestExportToAFolder: -o naming a folder is said to be one, before any
+// export work (it was the rename's "file exists", which read as a refusal
+// to overwrite).
+func TestExportToAFolder(t *testing.T) {
+	dir := t.TempDir()
+	err := writeFileAtomic(dir, func(w io.Writer) error { t.Error("filled an export bound for a folder"); return nil })
+	if err == nil || !strings.Contains(err.Error(), "it is a folder") {
+		t.Errorf("export to a folder: %v, want it said to be a folder", err)
 	}
 }

@@ -351,7 +351,9 @@ func (d *daemon) setupOutput() *progressLine {
 // up to briefLockWait, rather than fail as if a crawl held the file (13 of
 // 60 runs started beside a loop of host pause did). A crawl serves its
 // control socket for as long as it holds the file: when that answers,
-// the run is refused at once.
+// the run is refused at once; a crawl still starting (its socket not
+// served yet: waiting for NATS, loading its frontier), or a long export,
+// is refused after briefLockWait.
 func (d *daemon) openState() (*storage.DB, error) {
 	state := d.cfg.State
 	if err := os.MkdirAll(filepath.Dir(state), 0o750); err != nil {
@@ -373,7 +375,7 @@ func (d *daemon) openState() (*storage.DB, error) {
 
 // briefLockWait is how long a run waits for a state file locked by a
 // command that is not a crawl (see openState).
-const briefLockWait = 5 * time.Second
+const briefLockWait = 2 * time.Second
 
 // crawlServes reports whether a crawl answers on state's control socket.
 func crawlServes(state string) bool {

@@ -100,9 +100,13 @@ so that a crawl resumes from it: point state (or --state) at NEW.`,
 			if _, err := os.Lstat(out); err == nil {
 				return usagef("state salvage: %s already exists; give a new file", out)
 			}
-			if _, err := os.Stat(path); err != nil {
+			// Opened and closed first: a file the user may not read is
+			// reported as such (Salvage's own errors may be about out).
+			f, err := os.Open(path)
+			if err != nil {
 				return stateFileError(path, err)
 			}
+			f.Close()
 			rep, err := storage.Salvage(path, out, storage.Options{Timeout: 300 * time.Millisecond})
 			if errors.Is(err, storage.ErrLocked) {
 				return fmt.Errorf("a crawl is running on %s and holds it locked; stop it (SIGTERM) first", path)

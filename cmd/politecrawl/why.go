@@ -43,15 +43,19 @@ decided it.`,
 			if err != nil {
 				return err
 			}
+			var wrap func(func(string) (crawler.Why, error)) func(string) (crawler.Why, error)
+			if cfg.Cluster.enabled() {
+				var disconnect func()
+				wrap, disconnect = clusterAsker(cmd.Context(), cfg)
+				defer disconnect()
+			}
 			ask, done, err := whyAsker(cfg)
 			if err != nil {
 				return err
 			}
 			defer done()
-			if cfg.Cluster.enabled() {
-				var disconnect func()
-				ask, disconnect = clusterAsker(cmd.Context(), cfg, ask)
-				defer disconnect()
+			if wrap != nil {
+				ask = wrap(ask)
 			}
 			for _, u := range urls {
 				w, err := ask(u)

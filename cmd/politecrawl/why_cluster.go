@@ -18,21 +18,26 @@ import (
 // in the crawl's records bucket, which every node writes each decided
 // URL to (what export reads), and the node holding its host's shard.
 
-// clusterAsker wraps ask, a node's why, with the crawl's records. It
-// connects as export does (cfg.dialCluster); when that fails, the answer
-// says it is this node's alone and why. done disconnects.
-func clusterAsker(ctx context.Context, cfg *Config, ask func(string) (crawler.Why, error)) (func(string) (crawler.Why, error), func()) {
+// clusterAsker connects to the crawl's cluster as export does
+// (cfg.dialCluster) and returns wrap, which completes a node's why with
+// the crawl's records; when the connection failed, the answer says it is
+// this node's alone and why. done disconnects. It connects before the
+// node's state file is opened: a dial takes up to its timeout, and a
+// node's run started meanwhile would find the file held.
+func clusterAsker(ctx context.Context, cfg *Config) (wrap func(ask func(string) (crawler.Why, error)) func(string) (crawler.Why, error), done func()) {
 	cl, done, err := cfg.dialCluster(ctx)
 	if err != nil {
 		cl, done = nil, func() {}
 	}
-	return func(u string) (crawler.Why, error) {
-		w, aerr := ask(u)
-		if aerr != nil || w.Normal == "" {
-			return w, aerr
+	return func(ask func(string) (crawler.Why, error)) func(string) (crawler.Why, error) {
+		return func(u string) (crawler.Why, error) {
+			w, aerr := ask(u)
+			if aerr != nil || w.Normal == "" {
+				return w, aerr
+			}
+			completeWhy(ctx, cfg, &w, cl, err)
+			return w, nil
 		}
-		completeWhy(ctx, cfg, &w, cl, err)
-		return w, nil
 	}, done
 }
 
