@@ -138,20 +138,8 @@ func TestHeldLogAttrs(t *testing.T) {
 // live and read from the file: it counted for nothing before, and each
 // run ended on a plain "crawl drained" that said nothing of the pause.
 func TestHeldSitemapOnly(t *testing.T) {
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	scope, err := hostScope([]string{"a.test", "cdn.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := New[string](Options{Scope: scope, Limits: DefaultLimits(), Delays: DelayPolicy{Default: time.Second},
-		Sitemaps: SitemapPolicy{Use: true, MaxPerHost: 10, MaxRetries: 3},
-		Robots:   refusePrivate{}, Now: func() time.Time { return now }})
-	d := mustDB(t)
-	err = d.Update(func(tx *storage.Tx) error {
-		rules := robots.Parse([]byte("User-agent: *\nAllow: /\nSitemap: http://cdn.test/sm.xml\n"))
-		if err := f.DeclareSitemaps(tx, "http://a.test", rules, now); err != nil {
-			return err
-		}
+	f, d, now := cdnSitemapCrawl(t)
+	err := d.Update(func(tx *storage.Tx) error {
 		if !f.PauseHost("cdn.test", true, now) {
 			t.Fatal("PauseHost(cdn.test) reports it unknown")
 		}
@@ -178,6 +166,22 @@ func TestHeldSitemapOnly(t *testing.T) {
 // crawl knows it (a running one pauses it), so the offline pause does too
 // instead of answering "unknown host".
 func TestPauseRecordedSitemapHost(t *testing.T) {
+	_, d, _ := cdnSitemapCrawl(t)
+	var known bool
+	if err := d.Update(func(tx *storage.Tx) (err error) { known, err = PauseRecorded(tx, "cdn.test", true); return err }); err != nil || !known {
+		t.Fatalf("PauseRecorded(cdn.test) = %v, %v; want known", known, err)
+	}
+	var held Held
+	d.View(func(tx *storage.Tx) (err error) { held, err = ReadHeld(tx); return err })
+	if want := (Held{Hosts: []string{"cdn.test"}}); !reflect.DeepEqual(held, want) {
+		t.Errorf("ReadHeld after the offline pause = %+v, want %+v", held, want)
+	}
+}
+
+// cdnSitemapCrawl is a crawl whose only knowledge of cdn.test is a
+// sitemap a.test's robots.txt names there, recorded in its state file.
+func cdnSitemapCrawl(t *testing.T) (*Frontier[string], *storage.DB, time.Time) {
+	t.Helper()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	scope, err := hostScope([]string{"a.test", "cdn.test"})
 	if err != nil {
@@ -194,13 +198,5 @@ func TestPauseRecordedSitemapHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var known bool
-	if err := d.Update(func(tx *storage.Tx) (err error) { known, err = PauseRecorded(tx, "cdn.test", true); return err }); err != nil || !known {
-		t.Fatalf("PauseRecorded(cdn.test) = %v, %v; want known", known, err)
-	}
-	var held Held
-	d.View(func(tx *storage.Tx) (err error) { held, err = ReadHeld(tx); return err })
-	if want := (Held{Hosts: []string{"cdn.test"}}); !reflect.DeepEqual(held, want) {
-		t.Errorf("ReadHeld after the offline pause = %+v, want %+v", held, want)
-	}
+	return f, d, now
 }
