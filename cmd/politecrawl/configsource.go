@@ -47,7 +47,7 @@ func newSources(path string, flags *pflag.FlagSet, binds map[string]string) sour
 var testVariables = map[string]bool{"POLITECRAWL_BOUND_WORKERS": true, "POLITECRAWL_BOUND_HOSTS": true,
 	"POLITECRAWL_BOUND_SERVE": true, "POLITECRAWL_QUEUED_N": true, "POLITECRAWL_QUEUED_STATS": true,
 	"POLITECRAWL_QUEUE_FILL": true, "POLITECRAWL_RESTART_N": true, "POLITECRAWL_MEASURE_MB": true,
-	"POLITECRAWL_MEASURE_DIR": true, "POLITECRAWL_SCREENSHOTS": true}
+	"POLITECRAWL_MEASURE_DIR": true, "POLITECRAWL_SCREENSHOTS": true, "POLITECRAWL_TEST_AS_NOBODY": true}
 
 // unknownVariables lists the POLITECRAWL_* environment variables set that
 // reach no config key: viper reads only the names of keys it knows, so a
