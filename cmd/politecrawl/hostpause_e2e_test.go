@@ -210,6 +210,8 @@ func TestHostCommandLive(t *testing.T) {
 	if code != 1 || out != host+"\tpaused\nunknown.invalid\tunknown host\n" || !strings.Contains(stderr, "1 of 2 hosts unknown") {
 		t.Errorf("host pause: exit %d: %q %s", code, out, stderr)
 	}
+	// The daemon's log reaches the test through a pipe, after its answer.
+	waitUntil(t, "the pause log line", 10*time.Second, func() bool { return d.entry("host paused") != nil })
 	if e := d.entry("host paused"); e == nil || e["host"] != host || e["by"] != "cli" || e["from"] != "control socket" {
 		t.Errorf("pause log line: %v", e)
 	}
@@ -221,6 +223,7 @@ func TestHostCommandLive(t *testing.T) {
 	if code != 0 || out != host+"\tresumed\n" {
 		t.Errorf("host resume: exit %d: %q %s", code, out, stderr)
 	}
+	waitUntil(t, "the resume log line", 10*time.Second, func() bool { return d.entry("host resumed") != nil })
 	if e := d.entry("host resumed"); e == nil || e["host"] != host || e["by"] != "cli" {
 		t.Errorf("resume log line: %v", e)
 	}
