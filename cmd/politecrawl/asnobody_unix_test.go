@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -44,21 +45,13 @@ func rerunAsNobody(t *testing.T, name string) {
 	if err := copyFile(self, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^"+name+"$", "-test.v", "-test.count=1")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^"+name+"$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), asNobodyEnv+"=1", "TMPDIR="+work, "HOME="+work)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	cmd.WaitDelay = time.Second
-	done := make(chan struct{})
-	timer := time.AfterFunc(2*time.Minute, func() {
-		select {
-		case <-done:
-		default:
-			cmd.Process.Kill()
-		}
-	})
-	defer timer.Stop()
 	out, err := cmd.CombinedOutput()
-	close(done)
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
 		t.Fatalf("%s as user nobody: %v\n%s", name, err, out)
 	}

@@ -101,9 +101,12 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"sitemaps: maybe\n", `: sitemaps: "maybe" is not true or false`},
 		{"politeness:\n  default_delay: 2 seconds\n", `: politeness.default_delay: "2 seconds" is not a duration`},
 		{"workers: [1, 2]\n", ": workers: a list where a whole number belongs"},
-		// An empty value is no value (as an empty variable is): the key's
-		// own check speaks, not "\"\" is not a whole number".
-		{"workers: \"\"\n", "workers: 0 must be between 1 and"},
+		// "" is refused too: decoded, it would be the zero value, which
+		// turns error_backoff and the adaptive delay off.
+		{"workers: \"\"\n", `: workers: "" is not a whole number`},
+		{"politeness:\n  error_backoff: \"\"\n", `: politeness.error_backoff: "" is not true or false`},
+		{"politeness:\n  latency_factor: \"\"\n", `: politeness.latency_factor: "" is not a number`},
+		{"politeness:\n  default_delay: \"\"\n", `: politeness.default_delay: "" is not a duration`},
 		{"agent:\n  name: [a]\n", ": agent.name: a list where a single value belongs"},
 		{"scope:\n  hosts: {a: 1}\n", ": scope.hosts: a section (key: value lines) where a list belongs"},
 		// A duration without a unit would be nanoseconds: refused, naming the key.

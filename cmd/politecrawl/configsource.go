@@ -152,11 +152,12 @@ func badFileValue(t reflect.Type, val any) string {
 	shape := ""
 	switch val.(type) {
 	case string:
-		// An empty value is no value, as an empty environment
-		// variable is: the key's own check (a range, a required
-		// field) has its say, as before these messages.
-		if v := val.(string); v != "" && t.Kind() != reflect.Slice {
-			return badValue(t, v)
+		// "" too: written in the file, it would decode to the zero
+		// value (error_backoff: "" would turn the error backoff off,
+		// latency_factor: "" the adaptive delay), so it is refused
+		// like any other text where a number or a boolean belongs.
+		if t.Kind() != reflect.Slice {
+			return badValue(t, val.(string))
 		}
 	case []any:
 		shape = "a list"

@@ -87,7 +87,7 @@ func cdxjIndex(cfg *Config, w io.Writer) error {
 func writeFileAtomic(path string, fill func(io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		// Said before the export, not as the rename's "file exists".
-		return fmt.Errorf("export to %s: it is a folder; give a file name (-o %s)", path, filepath.Join(path, "export.jsonl"))
+		return fmt.Errorf("export to %s: it is a folder; give -o a file name", path)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -161,7 +161,7 @@ func TestPausedHostEndsTheRun(t *testing.T) {
 	// Plain status says what the queued count holds: it showed "queued 2"
 	// and nothing of the pause.
 	out, _, _ = cli(t, "status", "-c", cfg)
-	if want := fmt.Sprintf("paused      %d of the queued URLs wait on paused hosts (%s)", st.Queued, host); !strings.Contains(out, want) {
+	if want := fmt.Sprintf("paused      queued URLs on hosts you paused: %d (%s)", st.Queued, host); !strings.Contains(out, want) {
 		t.Errorf("status of the stopped crawl does not say what the pause holds (want %q):\n%s", want, out)
 	}
 

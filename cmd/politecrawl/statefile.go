@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"time"
 
@@ -44,6 +45,13 @@ func stateFileError(path string, err error) error {
 				who = fmt.Sprintf("the crawl's user (%s) or root", o)
 			} else {
 				who = "root (or the crawl's user)"
+			}
+		}
+		if o, p, _, ok := nearestOwner(path); ok {
+			if me, err := user.Current(); err == nil && me.Username == o {
+				// Another user would not help: the mode keeps its
+				// own owner out.
+				return fmt.Errorf("state file %s: permission denied%s, though it is yours: give yourself access (chmod u+rwx %s)", path, where, p)
 			}
 		}
 		return fmt.Errorf("state file %s: permission denied%s: run this command as %s", path, where, who)

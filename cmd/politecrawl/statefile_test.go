@@ -28,7 +28,10 @@ func TestStateFileError(t *testing.T) {
 	}{
 		{&fs.PathError{Op: "stat", Path: path, Err: syscall.ENOENT}, []string{"no state file at " + path}, []string{"permission"}, false},
 		{&fs.PathError{Op: "stat", Path: path, Err: syscall.EACCES},
-			[]string{"state file " + path + ": permission denied", "mode d", "run this command as"}, []string{"no state file"}, false},
+			// The folder is this user's own: another user would not
+			// help (the review saw "run this command as ... (nobody)"
+			// said to nobody).
+			[]string{"state file " + path + ": permission denied", "mode d", "though it is yours", "chmod u+rwx " + dir}, []string{"no state file", "run this command as"}, false},
 		{errors.New(`open state "x": ` + (&fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}).Error()), nil, nil, true},
 		{errors.New("something else"), nil, nil, true},
 	} {
@@ -51,7 +54,7 @@ func TestStateFileError(t *testing.T) {
 
 // TestReadOnlyCommandsOnAnUnreadableState: every command that reads the
 // state file says permission denied when its folder keeps the user out.
-// Root reads any folder, so this runs only as another user.
+// Root reads any folder, so under root the test runs again as nobody.
 func TestReadOnlyCommandsOnAnUnreadableState(t *testing.T) {
 	if os.Geteuid() == 0 {
 		// Root reads any folder: the test runs again as nobody.

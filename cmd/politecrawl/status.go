@@ -109,7 +109,7 @@ func printStatus(w io.Writer, st *status.Status) {
 	if urls, hosts := heldByPause(st); len(hosts) > 0 {
 		// Queued, but asked nothing until resumed: a one-shot run ends
 		// without them (see frontier.Held).
-		fmt.Fprintf(w, "paused      %d of the queued URLs wait on paused hosts (%s): politecrawl host resume HOST...\n",
+		fmt.Fprintf(w, "paused      queued URLs on hosts you paused: %d (%s); politecrawl host resume HOST... ends a pause\n",
 			urls, frontier.Held{Hosts: hosts}.Names(5))
 	}
 	if st.Recrawls > 0 {
@@ -227,10 +227,12 @@ func roundInterval(d time.Duration) time.Duration {
 
 // heldByPause is the URLs queued on the hosts the operator paused, and
 // those hosts, from the status's per-host lines (live, or read from a
-// stopped crawl's file: both mark them StatePaused).
+// stopped crawl's file: both mark them StatePaused by WhyOperator; other
+// pauses, a cluster's fence or a robots.txt redirect, are not the
+// operator's to resume).
 func heldByPause(st *status.Status) (urls int, hosts []string) {
 	for _, h := range st.PerHost {
-		if h.State == status.StatePaused {
+		if h.State == status.StatePaused && h.Why == status.WhyOperator {
 			urls += h.Queued
 			hosts = append(hosts, h.Host)
 		}
