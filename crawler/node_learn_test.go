@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -29,16 +28,8 @@ func TestNodeLearnsTheDelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	ctx, stop := runInBackground(t, c, 10*time.Second)
+	defer stop()
 	if err := c.node.Learn(ctx, map[string]storage.HostRecord{host: {Interval: 1, TTFBMs: 400}}); err != nil {
 		t.Fatal(err)
 	}

@@ -569,3 +569,20 @@ func TestAdmitFailureStopsTheCrawl(t *testing.T) {
 		t.Fatalf("the state file does not open again: %v", err)
 	}
 }
+
+// runInBackground runs c until stop (deferred by the caller, so that it
+// runs before the caller's other defers close what the crawl uses) or
+// until limit passes, and returns the run's context; stop fails the test
+// if Run returned an error.
+func runInBackground(t *testing.T, c *Crawler, limit time.Duration) (ctx context.Context, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	return ctx, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

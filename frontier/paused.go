@@ -58,6 +58,7 @@ func ReadHeld(tx *storage.Tx) (Held, error) {
 		return held, nil
 	}
 	waiting := map[string]bool{} // paused hosts with work
+	checked := map[string]bool{} // hosts whose record the sitemaps' pass read
 	err := tx.QueuedHosts(func(host string, n int) error {
 		r, err := tx.GetHost(host)
 		if err != nil {
@@ -71,9 +72,10 @@ func ReadHeld(tx *storage.Tx) (Held, error) {
 	})
 	if err == nil {
 		err = tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
-			if r.State != SitemapPending || waiting[r.Host] {
+			if r.State != SitemapPending || checked[r.Host] || waiting[r.Host] {
 				return nil
 			}
+			checked[r.Host] = true
 			h, err := tx.GetHost(r.Host)
 			if err == nil && h.Paused {
 				waiting[r.Host] = true
