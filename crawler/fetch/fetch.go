@@ -96,6 +96,7 @@ type Fetcher struct {
 	// request was a tenth of the bytes a fetch allocated. net/http only
 	// reads a request's header (the Client clones it to add anything).
 	plain http.Header
+	conns *conns // those open, by the address dialled (CloseHost)
 }
 
 // New returns a Fetcher with its own connection pool.
@@ -109,6 +110,7 @@ func New(opts Options) *Fetcher {
 	if opts.DialContext != nil {
 		base = opts.DialContext
 	}
+	open := &conns{}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		addrs, err := pinned(ctx, network, addr, opts.DialContext != nil)
 		if err != nil {
@@ -118,7 +120,9 @@ func New(opts Options) *Fetcher {
 		if err != nil {
 			return nil, err
 		}
-		return &timedConn{Conn: c, now: opts.Now, ip: remoteIP(c)}, nil
+		tc := &timedConn{Conn: c, now: opts.Now, ip: remoteIP(c)}
+		open.add(addr, tc)
+		return tc, nil
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address
@@ -138,7 +142,7 @@ func New(opts Options) *Fetcher {
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	f := &Fetcher{opts: opts, client: client, plain: http.Header{}}
+	f := &Fetcher{opts: opts, client: client, plain: http.Header{}, conns: open}
 	f.setHeaders(&http.Request{Header: f.plain})
 	return f
 }
