@@ -346,7 +346,9 @@ func (c *Config) problems() []error {
 	}
 	for i, s := range c.Seeds {
 		if _, err := urlnorm.Normalise(s); err != nil {
-			bad(fmt.Sprintf("seeds[%d]", i), "%q is not an absolute http(s) URL: %v", s, err)
+			// The normaliser's message already names the URL.
+			why := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "normalise"), fmt.Sprintf(" %q", strings.TrimSpace(s)))
+			bad(fmt.Sprintf("seeds[%d]", i), "%q%s", s, why)
 		}
 	}
 	if strings.TrimSpace(c.State) == "" {

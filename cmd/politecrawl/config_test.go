@@ -69,7 +69,10 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	}{
 		{"agent:\n  name: \"polite crawl\"\n", "agent.name"},
 		{"agent:\n  name: mybot\n", "agent.user_agent"},
-		{"seeds: [\"ftp://x/\"]\n", "seeds[0]"},
+		{"seeds: [\"ftp://x/\"]\n", `seeds[0]: "ftp://x/": not an http or https URL`},
+		// Said once, with the fix (it was "... is not an absolute http(s)
+		// URL: normalise "example.org/": not an http or https URL: ...").
+		{"seeds: [example.org/]\n", `seeds[0]: "example.org/": not an http or https URL: it has no scheme; add http:// or https://`},
 		{"workers: 0\n", "workers"},
 		{"politeness:\n  default_delay: -1s\n", "politeness.default_delay"},
 		{"politeness:\n  default_delay: 10s\n  max_delay: 5s\n", "politeness.max_delay"},
