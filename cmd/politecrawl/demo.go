@@ -51,6 +51,7 @@ func runDemo(cmd *cobra.Command, w io.Writer, keep bool) error {
 	if err != nil {
 		return err
 	}
+	warnUnknownVariables(cmd.ErrOrStderr(), cfg)
 	cfg.Seeds = []string{host.URL("/")}
 	cfg.State = filepath.Join(dir, "demo.db")
 	cfg.Network.AllowPrivate = true // the demo site is on loopback

@@ -10,9 +10,15 @@ func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the demo crawls at the default 1s delay")
 	}
+	// A variable meant for a key, misspelt (politeness.default_delay's is
+	// POLITECRAWL_POLITENESS_DEFAULT_DELAY): the demo warns, as run does.
+	t.Setenv("POLITECRAWL_DEFAULT_DELAY", "2s")
 	out, errOut, code := runCLI(t, "demo")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "warning: environment variable POLITECRAWL_DEFAULT_DELAY matches no config key"; !strings.Contains(errOut, want) {
+		t.Errorf("demo's stderr %q lacks %q", errOut, want)
 	}
 	for _, want := range []string{
 		"fetched: 12",
