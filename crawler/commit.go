@@ -210,11 +210,6 @@ func (c *Crawler) recordReceived(tx *storage.Tx, n int) error {
 		if err := c.record(tx, *r); err != nil {
 			return err
 		}
-		if r.task.kind == taskPage && c.front.Drained(r.task.host) {
-			// Done with the host: its server need not keep a socket
-			// open for us until the crawl ends.
-			c.work.fetcher.CloseHost(r.task.host)
-		}
 		c.receivedSize -= resultSize(*r)
 	}
 	c.received.Drop(n)

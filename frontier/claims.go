@@ -88,18 +88,6 @@ func (f *Frontier[H]) Cancel(host string, now time.Time) {
 // counted in the queue until its outcome is recorded (Finish, Retry).
 func (f *Frontier[H]) Take(host string, seq uint64) { f.sched.Take(host, seq) }
 
-// Drained reports whether the crawl is done with host for now: no
-// request to it in flight, nothing in its queue (every URL's outcome
-// recorded), no sitemap file and no robots.txt hop waiting. Its
-// connections need not stay open (see fetch.Fetcher.CloseHost); a link
-// found later, or a recrawl, opens a new one.
-func (f *Frontier[H]) Drained(host string) bool {
-	h := f.sched.Lookup(host)
-	w := f.work[host]
-	return h != nil && h.queued == 0 && f.claims[host] == nil &&
-		(w == nil || len(w.hops) == 0 && len(w.sitemaps) == 0)
-}
-
 // Sent reports that claim id's request went out at t (its IP group's
 // other hosts may have waited for that). A report for an ended claim is
 // ignored.

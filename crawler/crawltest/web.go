@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,9 +42,6 @@ type Request struct {
 	IfNoneMatch     string
 	IfModifiedSince string
 	Status          int
-	// Conn is the client's end of the connection the request came on:
-	// requests on one kept-alive connection share it.
-	Conn string
 }
 
 // connKey holds a request's connection in its context.
@@ -64,7 +60,6 @@ type Host struct {
 	gen       func(key string) *Page // pages not in the map, made on request
 	served    map[string]int
 	log       []Request
-	closed    []time.Time // when the server saw a connection end
 	inFlight  int
 	maxFlight int
 	load      *load // nil: each page's Delay
@@ -88,13 +83,6 @@ func (w *Web) AddHost(name string, pages map[string]*Page) *Host {
 	h.Server.Listener = wrapListener(h.Server.Listener)
 	h.Server.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connKey{}, c)
-	}
-	h.Server.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateClosed {
-			h.mu.Lock()
-			h.closed = append(h.closed, time.Now())
-			h.mu.Unlock()
-		}
 	}
 	h.Server.Start()
 	h.base, h.closeFn = h.Server.URL, h.Server.Close
@@ -157,8 +145,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	h.maxFlight = max(h.maxFlight, h.inFlight)
 	i := len(h.log)
 	h.log = append(h.log, Request{Path: key, Start: start, Arrived: arrived, UA: r.UserAgent(),
-		IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since"),
-		Conn: r.RemoteAddr})
+		IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since")})
 	p := h.pages[key]
 	if p == nil && h.gen != nil {
 		p = h.gen(key)
@@ -249,14 +236,6 @@ func (h *Host) expand(s string) string {
 		s = s[:i] + repl + s[i+j+2:]
 	}
 	return s
-}
-
-// Closed returns when the server saw each connection to it end (closed
-// by either side), in order.
-func (h *Host) Closed() []time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.closed)
 }
 
 // Log returns a copy of the requests received, in arrival order.

@@ -96,7 +96,6 @@ type Fetcher struct {
 	// request was a tenth of the bytes a fetch allocated. net/http only
 	// reads a request's header (the Client clones it to add anything).
 	plain http.Header
-	conns *conns // those open, by the address dialled (CloseHost)
 }
 
 // New returns a Fetcher with its own connection pool.
@@ -110,7 +109,6 @@ func New(opts Options) *Fetcher {
 	if opts.DialContext != nil {
 		base = opts.DialContext
 	}
-	open := &conns{}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		addrs, err := pinned(ctx, network, addr, opts.DialContext != nil)
 		if err != nil {
@@ -120,9 +118,7 @@ func New(opts Options) *Fetcher {
 		if err != nil {
 			return nil, err
 		}
-		tc := &timedConn{Conn: c, now: opts.Now, ip: remoteIP(c)}
-		open.add(addr, tc)
-		return tc, nil
+		return &timedConn{Conn: c, now: opts.Now, ip: remoteIP(c)}, nil
 	}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would make the guard check the proxy's address
@@ -142,7 +138,7 @@ func New(opts Options) *Fetcher {
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	f := &Fetcher{opts: opts, client: client, plain: http.Header{}, conns: open}
+	f := &Fetcher{opts: opts, client: client, plain: http.Header{}}
 	f.setHeaders(&http.Request{Header: f.plain})
 	return f
 }

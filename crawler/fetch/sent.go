@@ -27,9 +27,6 @@ type timedConn struct {
 	net.Conn
 	now func() time.Time
 	ip  string
-	// set holds it, under addr, while it is open (see CloseHost).
-	set  *conns
-	addr string
 
 	mu     sync.Mutex
 	armed  bool
@@ -53,14 +50,6 @@ func (c *timedConn) Write(p []byte) (int, error) {
 		}
 	}
 	return n, err
-}
-
-// Close closes the connection and forgets it.
-func (c *timedConn) Close() error {
-	if c.set != nil {
-		c.set.remove(c)
-	}
-	return c.Conn.Close()
 }
 
 func (c *timedConn) arm(notify func(time.Time)) {
