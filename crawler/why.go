@@ -162,12 +162,16 @@ func (c *explainer) robotsRule(r *robots.Robots, n string) string {
 // verdict is the one-line answer: the record's, or what would become of
 // the URL if the crawl found it now (guard and robots: the reasons a trap
 // guard and robots.txt refuse it for, if they do).
+// OutOfScopeVerdict is the verdict of a URL the crawl has no record of
+// and its scope excludes.
+const OutOfScopeVerdict = "would not be fetched: out of scope"
+
 func verdict(in bool, guard, robots string, rec *storage.URLRecord) string {
 	switch {
 	case rec != nil:
 		return RecordVerdict(rec)
 	case !in:
-		return "would not be fetched: out of scope"
+		return OutOfScopeVerdict
 	case guard != "":
 		return "would be recorded skipped if found: " + guard
 	case robots != "":

@@ -49,7 +49,7 @@ decided it.`,
 				wrap, disconnect = clusterAsker(cmd.Context(), cfg)
 				defer disconnect()
 			}
-			ask, done, err := whyAsker(cfg)
+			ask, done, err := whyAsker(cfg, f.config == "")
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,13 @@ decided it.`,
 // state file opened here (closed by done). Before any crawl (no state
 // file yet) the rules alone answer, with an empty state made in a
 // temporary folder: asking creates no state file.
-func whyAsker(cfg *Config) (ask func(string) (crawler.Why, error), done func(), err error) {
+//
+// Without a config (--state alone) a stopped crawl's rules are unknown: a
+// state file does not keep them, and the defaults' scope (the seeds'
+// hosts) is empty. The URL's record still says what the crawl did with
+// it; the scope step and a verdict drawn from it say they are unknown
+// (they said "out of scope" of every URL).
+func whyAsker(cfg *Config, noConfig bool) (ask func(string) (crawler.Why, error), done func(), err error) {
 	state, cleanup := cfg.State, func() {}
 	if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
 		dir, err := os.MkdirTemp("", "politecrawl-why-")
@@ -84,30 +90,52 @@ func whyAsker(cfg *Config) (ask func(string) (crawler.Why, error), done func(), 
 		}
 		state, cleanup = filepath.Join(dir, "empty.db"), func() { os.RemoveAll(dir) }
 	}
-	ask, closeDB, err := openWhy(cfg, state)
+	ask, offline, closeDB, err := openWhy(cfg, state)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
+	if offline && noConfig {
+		ask = withoutRules(ask)
+	}
 	return ask, func() { closeDB(); cleanup() }, nil
 }
 
-func openWhy(cfg *Config, state string) (ask func(string) (crawler.Why, error), done func(), err error) {
+// withoutRules marks what ask says from the crawl's rules as unknown.
+func withoutRules(ask func(string) (crawler.Why, error)) func(string) (crawler.Why, error) {
+	const unknown = "unknown: no crawl is running and no config was given (-c FILE); a state file does not keep the crawl's rules"
+	return func(u string) (crawler.Why, error) {
+		w, err := ask(u)
+		for i, s := range w.Steps {
+			if s.Step == "scope" {
+				w.Steps[i].Result = unknown
+			}
+		}
+		if w.Verdict == crawler.OutOfScopeVerdict {
+			w.Verdict = unknown
+		}
+		return w, err
+	}
+}
+
+// openWhy asks the crawl running on state, or reads state itself
+// (offline) with cfg's rules.
+func openWhy(cfg *Config, state string) (ask func(string) (crawler.Why, error), offline bool, done func(), err error) {
 	db, err := storage.Open(state, storage.Options{Timeout: 300 * time.Millisecond})
 	if errors.Is(err, storage.ErrLocked) {
 		api := apiOf(cfg)
-		return func(u string) (crawler.Why, error) { return whyFromCrawl(api, u) }, func() {}, nil
+		return func(u string) (crawler.Why, error) { return whyFromCrawl(api, u) }, false, func() {}, nil
 	}
 	if err != nil {
-		return nil, nil, stateFileError(state, err)
+		return nil, false, nil, stateFileError(state, err)
 	}
 	// The seeds shape the scope; none is admitted by asking.
 	c, err := crawler.New(db, withoutSeeds(cfg.crawlerConfig(slog.New(slog.DiscardHandler))))
 	if err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, false, nil, err
 	}
-	return c.ExplainOffline, func() { db.Close() }, nil
+	return c.ExplainOffline, true, func() { db.Close() }, nil
 }
 
 func whyFromCrawl(api crawlAPI, u string) (crawler.Why, error) {

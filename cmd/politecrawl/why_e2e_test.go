@@ -140,6 +140,23 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 	check("stopped", fetched, wantFetched)
 	check("stopped", h.URL("/docs/private2"), []string{"record:        not seen by the crawl",
 		"verdict:       would be recorded disallowed if found: robots.txt: Disallow: /docs/private (line 2)"})
+	// --state alone: the records still answer, but the scope is not in
+	// the state file. It said "out of scope" of every URL.
+	unknown := "unknown: no crawl is running and no config was given (-c FILE)"
+	for u, want := range map[string][]string{
+		fetched:              {"scope:         " + unknown, "record:        fetched (HTTP 200)", "verdict:       fetched"},
+		h.URL("/docs/never"): {"scope:         " + unknown, "record:        not seen by the crawl", "verdict:       " + unknown},
+	} {
+		out, errOut, code := runCLI(t, "why", "--state", state, u)
+		if code != 0 {
+			t.Fatalf("why --state: exit %d: %s", code, errOut)
+		}
+		for _, s := range want {
+			if !strings.Contains(out, s) {
+				t.Errorf("why --state %s lacks %q:\n%s", u, s, out)
+			}
+		}
+	}
 	if n := h.Count("/docs/notes.txt") + h.Count("/other") + h.Count("/docs/private"); n != 0 {
 		t.Errorf("%d requests for URLs outside the rules or disallowed", n)
 	}
