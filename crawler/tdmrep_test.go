@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/storage"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // tdmRepPages is a site whose tdmrep.json reserves /tdm/*, answered by
@@ -168,4 +171,91 @@ func TestTDMRepKeptAcrossRestarts(t *testing.T) {
 		})
 		db.Close()
 	}
+}
+
+// TestTDMRepFetchMetrics: with a purpose declared, each tdmrep.json
+// request counts in politecrawl_tdmrep_fetches_total by outcome: a file
+// (found), none (absent, a 404), a broken one (unusable), a 503 (error,
+// then found when it is asked again); robots.txt and pages count where
+// they did. Without a purpose the file is not asked for and nothing
+// counts.
+func TestTDMRepFetchMetrics(t *testing.T) {
+	for _, purpose := range []string{"ai-train", ""} {
+		name := "purpose " + purpose
+		if purpose == "" {
+			name = "no purpose"
+		}
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pn := crawltest.NewPipeNet()
+				w := crawltest.NewWeb()
+				defer w.Close()
+				site := func(file *crawltest.Page) map[string]*crawltest.Page {
+					pages := tdmRepPages(file)
+					if file.Status == 404 {
+						delete(pages, tdmRepPath)
+					}
+					return pages
+				}
+				hosts := []*crawltest.Host{
+					w.AddPipeHost("found", pn, "found.test", site(&crawltest.Page{})),
+					w.AddPipeHost("absent", pn, "absent.test", site(&crawltest.Page{Status: 404})),
+					w.AddPipeHost("failing", pn, "failing.test", site(&crawltest.Page{FailTimes: 1, FailStatus: 503})),
+				}
+				broken := tdmRepPages(&crawltest.Page{})
+				broken[tdmRepPath].Body = "{"
+				hosts = append(hosts, w.AddPipeHost("broken", pn, "broken.test", broken))
+				cfg := testConfig("http://found.test/", "http://absent.test/", "http://failing.test/", "http://broken.test/")
+				cfg.Scope = []string{"found.test", "absent.test", "failing.test", "broken.test"}
+				cfg.Purpose = purpose
+				cfg.Fetch.DialContext, cfg.Lookup = pn.Dial, pn.Lookup
+				cfg.DefaultDelay, cfg.BackoffMax = 100*time.Millisecond, 100*time.Millisecond
+				reg := prometheus.NewRegistry()
+				cfg.Metrics = metrics.New(reg)
+				db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+				defer db.Close()
+				c, err := New(db, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				asked := 0
+				for _, h := range hosts {
+					asked += h.Count(tdmRepPath)
+				}
+				want := map[string]float64{"found": 2, "absent": 1, "unusable": 1, "error": 1}
+				if purpose == "" {
+					want = map[string]float64{}
+				}
+				got := counters(t, reg, "politecrawl_tdmrep_fetches_total")
+				if !maps.Equal(got, want) {
+					t.Errorf("politecrawl_tdmrep_fetches_total %v, want %v (%d requests for the file)", got, want, asked)
+				}
+				if got := counters(t, reg, "politecrawl_robots_fetches_total"); got["parsed"] != 4 {
+					t.Errorf("politecrawl_robots_fetches_total %v, want 4 parsed", got)
+				}
+			})
+		})
+	}
+}
+
+// counters is each value of the counter family name in reg, by its one
+// label's value.
+func counters(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == name {
+			for _, m := range f.GetMetric() {
+				out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
 }
