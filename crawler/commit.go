@@ -174,10 +174,14 @@ func (c *Crawler) receive(r result) error {
 		c.origins.applyRobots(r, c.cfg.Now())
 		c.release(&r)
 	case r.task.kind == taskTDMRep:
-		// A failure keeps the slot: the host backs off in record.
+		// A failure keeps the slot: the host backs off in record. So does
+		// a request the private-address guard refused: record gives the
+		// slot back unspent (nothing was sent).
 		if _, _, failed := tdmRepFailure(c.fetchCtx, r, c.cfg.Now()); !failed {
 			c.rules.applyTDMRep(c.fetchCtx, r)
-			c.release(&r)
+			if refusedUnsent(r) == nil {
+				c.release(&r)
+			}
 		}
 	}
 	c.received.Push(r)

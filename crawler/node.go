@@ -253,7 +253,9 @@ func (c *NodeEngine) HoldHosts(ctx context.Context, until map[string]time.Time) 
 
 // Learn gives the crawl what a shard's previous owner learnt of each
 // host's server (the time to first byte and error delay of the records it
-// wrote), so that their delays continue from it instead of the floor.
+// wrote), so that their delays continue from it instead of the floor, and
+// each host's last answer's status, which status shows until it answers
+// here.
 func (c *NodeEngine) Learn(ctx context.Context, learnt map[string]storage.HostRecord) error {
 	return c.co.do(ctx, func() {
 		now := c.cfg.Now()

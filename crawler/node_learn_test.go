@@ -11,7 +11,8 @@ import (
 
 // TestNodeLearnsTheDelay: what a shard's previous owner learnt of a
 // host's server (400 ms to first byte, with latency_factor 10) spaces the
-// host here from then on, as it did there, and says why.
+// host here from then on, as it did there, and says why; status shows
+// the host's last answer there (a 503) until it answers here.
 func TestNodeLearnsTheDelay(t *testing.T) {
 	const host = "h.example"
 	cfg := testConfig()
@@ -30,7 +31,7 @@ func TestNodeLearnsTheDelay(t *testing.T) {
 	}
 	ctx, stop := runInBackground(t, c, 10*time.Second)
 	defer stop()
-	if err := c.node.Learn(ctx, map[string]storage.HostRecord{host: {Interval: 1, TTFBMs: 400}}); err != nil {
+	if err := c.node.Learn(ctx, map[string]storage.HostRecord{host: {Interval: 1, TTFBMs: 400, LastStatus: 503}}); err != nil {
 		t.Fatal(err)
 	}
 	var v frontier.HostView
@@ -39,5 +40,8 @@ func TestNodeLearnsTheDelay(t *testing.T) {
 	}
 	if v.Interval != 4*time.Second || v.DelayFrom != frontier.WhyLatency {
 		t.Errorf("delay after learning %v (%s), want 4s (%s)", v.Interval, v.DelayFrom, frontier.WhyLatency)
+	}
+	if v.LastStatus != 503 {
+		t.Errorf("last status after learning %d, want 503 (the previous owner's)", v.LastStatus)
 	}
 }

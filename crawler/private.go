@@ -69,7 +69,7 @@ func refusedUnsent(r result) *refusal {
 	switch {
 	case r.task.kind == taskRobots && r.robots != nil:
 		return privateRefusal(r.robots.Err, r.task.host)
-	case r.task.kind == taskPage:
+	case r.task.kind == taskPage || r.task.kind == taskTDMRep:
 		return privateRefusal(r.err, r.task.host)
 	}
 	return nil

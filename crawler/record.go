@@ -65,6 +65,9 @@ func (c *Crawler) record(tx *storage.Tx, r result) error {
 	case taskSitemap:
 		err = c.urls.recordSitemap(tx, r, now)
 	case taskTDMRep:
+		if privateRefusal(r.err, host) == nil { // else nothing was sent
+			c.cfg.Metrics.TDMRep(r.tdm.Outcome())
+		}
 		// As for a page: a failure backs the host off (at least
 		// Retry-After), an answer (applied by receive) ends its failures.
 		if why, retryAfter, failed := tdmRepFailure(c.fetchCtx, r, now); failed {

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/storage"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // tdmRepPages is a site whose tdmrep.json reserves /tdm/*, answered by
@@ -167,5 +170,174 @@ func TestTDMRepKeptAcrossRestarts(t *testing.T) {
 			return nil
 		})
 		db.Close()
+	}
+}
+
+// TestTDMRepFetchMetrics: with a purpose declared, each tdmrep.json
+// request counts in politecrawl_tdmrep_fetches_total by outcome: a file
+// (found), none (absent, a 404), a broken one (unusable), a 503 (error,
+// then found when it is asked again); robots.txt and pages count where
+// they did. Without a purpose the file is not asked for and nothing
+// counts.
+func TestTDMRepFetchMetrics(t *testing.T) {
+	for _, purpose := range []string{"ai-train", ""} {
+		name := "purpose " + purpose
+		if purpose == "" {
+			name = "no purpose"
+		}
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pn := crawltest.NewPipeNet()
+				w := crawltest.NewWeb()
+				defer w.Close()
+				site := func(file *crawltest.Page) map[string]*crawltest.Page {
+					pages := tdmRepPages(file)
+					if file.Status == 404 {
+						delete(pages, tdmRepPath)
+					}
+					return pages
+				}
+				hosts := []*crawltest.Host{
+					w.AddPipeHost("found", pn, "found.test", site(&crawltest.Page{})),
+					w.AddPipeHost("absent", pn, "absent.test", site(&crawltest.Page{Status: 404})),
+					w.AddPipeHost("failing", pn, "failing.test", site(&crawltest.Page{FailTimes: 1, FailStatus: 503})),
+				}
+				broken := tdmRepPages(&crawltest.Page{})
+				broken[tdmRepPath].Body = "{"
+				hosts = append(hosts, w.AddPipeHost("broken", pn, "broken.test", broken))
+				cfg := testConfig("http://found.test/", "http://absent.test/", "http://failing.test/", "http://broken.test/")
+				cfg.Scope = []string{"found.test", "absent.test", "failing.test", "broken.test"}
+				cfg.Purpose = purpose
+				cfg.Fetch.DialContext, cfg.Lookup = pn.Dial, pn.Lookup
+				cfg.DefaultDelay, cfg.BackoffMax = 100*time.Millisecond, 100*time.Millisecond
+				reg := prometheus.NewRegistry()
+				cfg.Metrics = metrics.New(reg)
+				db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
+				defer db.Close()
+				c, err := New(db, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				asked := 0
+				for _, h := range hosts {
+					asked += h.Count(tdmRepPath)
+				}
+				want := map[string]float64{"found": 2, "absent": 1, "unusable": 1, "error": 1}
+				if purpose == "" {
+					want = map[string]float64{}
+				}
+				got := counters(t, reg, "politecrawl_tdmrep_fetches_total")
+				if !maps.Equal(got, want) {
+					t.Errorf("politecrawl_tdmrep_fetches_total %v, want %v (%d requests for the file)", got, want, asked)
+				}
+				if got := counters(t, reg, "politecrawl_robots_fetches_total"); got["parsed"] != 4 {
+					t.Errorf("politecrawl_robots_fetches_total %v, want 4 parsed", got)
+				}
+			})
+		})
+	}
+}
+
+// counters is each value of the counter family name in reg, by its one
+// label's value.
+func counters(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == name {
+			for _, m := range f.GetMetric() {
+				out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
+}
+
+// TestTDMRepRefusedByThePrivateGuard: a tdmrep.json request our own
+// private-address guard refuses (network.allow_private off, the host on
+// loopback) sends nothing, so, as for a refused page or robots.txt, the
+// host's last request stays the one before it, and its next request
+// (here a page, refused too, then another) does not wait a delay for it.
+// The first run, with private addresses allowed and no purpose, reads
+// robots.txt, which the second run, refusing them and with a purpose,
+// takes from the state file: only tdmrep.json and the pages are asked
+// for. The file's refusal does not count in
+// politecrawl_tdmrep_fetches_total.
+func TestTDMRepRefusedByThePrivateGuard(t *testing.T) {
+	web := crawltest.NewWeb()
+	defer web.Close()
+	h := web.AddHost("site", tdmRepPages(&crawltest.Page{}))
+	path := filepath.Join(t.TempDir(), "s.db")
+	run := func(cfg Config) (*storage.DB, time.Duration) {
+		t.Helper()
+		db := openDB(t, path)
+		c, err := New(db, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		if err := c.Run(ctx); err != nil || ctx.Err() != nil {
+			t.Fatalf("run: %v %v", err, ctx.Err())
+		}
+		return db, time.Since(start)
+	}
+	lastRequest := func(db *storage.DB) (rec storage.HostRecord) {
+		t.Helper()
+		db.View(func(tx *storage.Tx) error {
+			return tx.ForEachHost(func(host string, r storage.HostRecord) error {
+				if host == h.Authority() {
+					rec = r
+				}
+				return nil
+			})
+		})
+		return rec
+	}
+
+	cfg := testConfig(h.URL("/open"))
+	db, _ := run(cfg)
+	before := lastRequest(db)
+	db.Close()
+	if n := len(h.Log()); n != 2 || before.LastRequest.IsZero() {
+		t.Fatalf("first run: %d requests (want robots.txt and /open), last request %v", n, before.LastRequest)
+	}
+
+	// An hour later by the crawl's clock: the delay since the first
+	// run's last request is over when the second starts.
+	const delay = 3 * time.Second
+	cfg = testConfig(h.URL("/"), h.URL("/tdm-free"))
+	cfg.Purpose, cfg.Fetch.AllowPrivate, cfg.DefaultDelay = "ai-train", false, delay
+	cfg.Now = func() time.Time { return time.Now().Add(time.Hour) }
+	reg := prometheus.NewRegistry()
+	cfg.Metrics = metrics.New(reg)
+	db, took := run(cfg)
+	defer db.Close()
+	if n := len(h.Log()); n != 2 {
+		t.Errorf("second run: the server saw %d more requests, want none", n-2)
+	}
+	after := lastRequest(db)
+	if !after.LastRequest.Equal(before.LastRequest) || !strings.Contains(after.LastError, "network.allow_private") {
+		t.Errorf("host's last request %v after the refusals, want %v (the first run's: nothing was sent); last error %q",
+			after.LastRequest, before.LastRequest, after.LastError)
+	}
+	if took >= delay {
+		t.Errorf("second run took %v: a refused request waited a delay (%v) after a refused one", took.Round(time.Millisecond), delay)
+	}
+	for _, p := range []string{"/", "/tdm-free"} {
+		if r := records(t, db)[h.URL(p)]; r == nil || r.State != storage.Failed || !strings.Contains(r.Error, "private address") {
+			t.Errorf("%s record %+v, want failed: private address refused", p, r)
+		}
+	}
+	if got := counters(t, reg, "politecrawl_tdmrep_fetches_total"); len(got) != 0 {
+		t.Errorf("politecrawl_tdmrep_fetches_total %v, want nothing counted (nothing was sent)", got)
 	}
 }

@@ -477,7 +477,8 @@ func (f *Frontier[H]) Interval(host string) time.Duration { return f.sched.Inter
 func (f *Frontier[H]) Record(host string) storage.HostRecord { return f.sched.Record(host) }
 
 // Learn takes what a cluster shard's previous owner learnt of host's
-// server, from the record it wrote (see Scheduler.Learn).
+// server, from the record it wrote (see Scheduler.Learn): its delay's
+// adaptive terms and its last answer's status.
 func (f *Frontier[H]) Learn(host string, r storage.HostRecord, now time.Time) {
 	f.meet(host, now)
 	f.sched.Learn(host, r, now)

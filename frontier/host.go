@@ -393,12 +393,17 @@ func (s *Scheduler) RestoreHost(host string, r storage.HostRecord, queued int, c
 // kept wrote none, and a host spaced by its floor alone writes none
 // either; what this process learnt of it, if anything, is older but
 // errs on the side of a longer delay, and successes bring it down.
+// r's LastStatus, when it has one, is the host's last answer's status
+// from then on (for status); none leaves the host's as it is.
 func (s *Scheduler) Learn(host string, r storage.HostRecord, now time.Time) {
+	h := s.slot(host)
+	if r.LastStatus != 0 {
+		h.lastStatus = r.LastStatus
+	}
 	a := learnt(r)
 	if a == (adaptive{}) {
 		return
 	}
-	h := s.slot(host)
 	h.ad = a
 	s.respace(h, now)
 }

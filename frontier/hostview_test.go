@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/robots"
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 // TestHostViewDelayFrom: what a host's status says set its delay: the
@@ -131,5 +132,38 @@ func TestLastStatusSurvivesInTheRecord(t *testing.T) {
 	g.sched.RestoreHost("a.test", rec, 0, false, now)
 	if v := g.View("a.test", now); v.LastStatus != 404 {
 		t.Errorf("restored host's view: LastStatus %d, want 404", v.LastStatus)
+	}
+}
+
+// TestLearnTakesTheLastStatus: a cluster shard's new owner shows the
+// status of the host's last answer the previous owner recorded, with or
+// without anything the adaptive delay learnt, until the host answers it;
+// a record without one (an older node's) leaves what it showed.
+func TestLearnTakesTheLastStatus(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		own  int // the status this process last saw, 0: none
+		r    storage.HostRecord
+		want int
+	}{
+		{"a host met here first", 0, storage.HostRecord{Interval: 1, LastStatus: 503}, 503},
+		{"with a learnt latency", 0, storage.HostRecord{Interval: 1, TTFBMs: 400, LastStatus: 404}, 404},
+		{"in place of an older answer here", 200, storage.HostRecord{Interval: 1, LastStatus: 503}, 503},
+		{"none there (an older node)", 200, storage.HostRecord{Interval: 1, TTFBMs: 400}, 200},
+		{"none anywhere", 0, storage.HostRecord{Interval: 1}, 0},
+	} {
+		f := New[string](Options{Delays: DelayPolicy{Default: time.Second}})
+		if c.own != 0 {
+			f.Meet("a.test", now)
+			f.Answered("a.test", c.own)
+		}
+		f.Learn("a.test", c.r, now)
+		if v := f.View("a.test", now); v.LastStatus != c.want {
+			t.Errorf("%s: LastStatus %d, want %d", c.name, v.LastStatus, c.want)
+		}
+		if got := f.Record("a.test").LastStatus; got != c.want {
+			t.Errorf("%s: recorded LastStatus %d, want %d", c.name, got, c.want)
+		}
 	}
 }

@@ -159,11 +159,19 @@ func (s *Scheduler) releaseGroup(h *Host, now time.Time, cancel bool) {
 		return
 	}
 	g.inFlight--
+	unsent := h.unsent
 	if h.unsent {
 		h.unsent = false
 		g.unsent--
 	}
-	if cancel && h.gres != nil {
+	switch {
+	case cancel && h.gres != nil && unsent:
+		// As for the host (see Cancel), the limiter is made again, not
+		// given back by CancelAt: no other host of the group was
+		// claimed since (an unsent claim holds them back).
+		g.last = h.prevGroupLast
+		g.lim = s.groupLimiter(g.last)
+	case cancel && h.gres != nil:
 		h.gres.CancelAt(now)
 		g.last = h.prevGroupLast
 	}

@@ -1,10 +1,12 @@
 package frontier
 
 import (
-	"github.com/politecrawl/politecrawl/storage"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/politecrawl/storage"
 )
 
 // TestIPGroupInFlightCap: hosts on one IP share its in-flight cap; hosts
@@ -225,5 +227,57 @@ func TestRestoredGroupIsSpaced(t *testing.T) {
 	}
 	if _, _, ok := s.Next(t0.Add(10 * time.Second)); !ok {
 		t.Error("nothing claimed 11s after a's last request: the group stayed closed")
+	}
+}
+
+// TestRefusedAfterItsClaim: a claim whose request the crawl refused
+// before sending it (the private-address guard), given back when its
+// result comes, after the claim's instant, returns the host's and its IP
+// group's spacing as one given back at the claim's instant does: the next
+// request counts from the last one sent, not from the claim. (A rate
+// limiter reservation's own CancelAt gives nothing back once its instant
+// has passed.)
+func TestRefusedAfterItsClaim(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, after := range []time.Duration{0, 10 * time.Millisecond} {
+		t.Run(fmt.Sprintf("host, refused %v after its claim", after), func(t *testing.T) {
+			// h's last request went out at t0; 5 s later it is claimed
+			// again, and refused: its next claim need not wait.
+			s := NewScheduler()
+			s.SetIntervalWhy("h", time.Second, WhyDefault, t0)
+			s.SetWork("h", true, t0)
+			if h, _, ok := s.Next(t0); !ok || h != "h" {
+				t.Fatalf("first claim: %q %v", h, ok)
+			}
+			s.Done("h", t0.Add(50*time.Millisecond))
+			claimed := t0.Add(5 * time.Second)
+			if h, _, ok := s.Next(claimed); !ok || h != "h" {
+				t.Fatalf("claim at +5s: %q %v", h, ok)
+			}
+			refused := claimed.Add(after)
+			s.Refused("h", "private address refused", refused)
+			if h, wait, ok := s.Next(refused); !ok || h != "h" {
+				t.Errorf("after the refusal: Next = %q, wait %v; want h at once (its last request was 5s ago)", h, wait)
+			}
+		})
+		t.Run(fmt.Sprintf("IP group, refused %v after its claim", after), func(t *testing.T) {
+			// a's claim, the group's first, is refused: b, in the same
+			// group, need not wait ip_delay after it.
+			s := NewScheduler()
+			s.SetIPLimits(0, time.Second, t0)
+			s.SetGroup("a", "192.0.2.7", t0)
+			s.SetWork("a", true, t0)
+			if h, _, ok := s.Next(t0); !ok || h != "a" {
+				t.Fatalf("first claim: %q %v", h, ok)
+			}
+			s.SetGroup("b", "192.0.2.7", t0)
+			s.SetWork("b", true, t0)
+			refused := t0.Add(after)
+			s.Refused("a", "private address refused", refused)
+			s.SetWork("a", false, refused)
+			if h, wait, ok := s.Next(refused); !ok || h != "b" {
+				t.Errorf("after the refusal: Next = %q, wait %v; want b at once (nothing was sent to the group)", h, wait)
+			}
+		})
 	}
 }

@@ -253,9 +253,12 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 func (s *Scheduler) Cancel(host string, now time.Time) {
 	h := s.slot(host)
 	if h.res != nil {
-		h.res.CancelAt(now)
+		// The limiter is made again from the last request before the
+		// claim: the reservation's CancelAt gives nothing back once its
+		// instant has passed, and a refusal comes back after it.
 		h.res = nil
 		h.last = h.prevLast
+		h.rebuildLimiter()
 	}
 	wasInFlight := h.inFlight
 	h.inFlight = false

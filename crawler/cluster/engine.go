@@ -18,7 +18,8 @@ type Engine interface {
 	Admit(ctx context.Context, cands []frontier.Candidate) ([]crawler.Admission, error)
 	// Learn gives the engine what a shard's previous owner learnt of
 	// each host's server (each record's time to first byte and error
-	// delay), which its delay continues from.
+	// delay, which its delay continues from, and its last answer's
+	// status, which status shows until the host answers again).
 	Learn(ctx context.Context, learnt map[string]storage.HostRecord) error
 	// HoldHosts keeps each host from a request before its time.
 	HoldHosts(ctx context.Context, until map[string]time.Time) error

@@ -731,17 +731,19 @@ func TestNodeHandsShardsOver(t *testing.T) {
 
 // TestNodeTakesTheLearntDelay: a node's engine had slowed two hosts of
 // every shard down to 4 s (floor 1 s): one answering in 400 ms (10 × its
-// time to first byte), one failing (the error delay). A node joins and
-// takes half the shards; for each host of them it is given, it holds the
-// host (the engine makes no request to a host before its hold) until at
-// least 4 s after the first node's last request, not 1 s, and gives its
-// engine what the first node learnt, which the host's delay continues
-// from.
+// time to first byte), one failing (the error delay); a third it spaced
+// by its floor. A node joins and takes half the shards; for each host of
+// them it is given, it holds the host (the engine makes no request to a
+// host before its hold) until at least the delay in force on the first
+// node after that node's last request (4 s for the first two, not 1 s),
+// and gives its engine what the first node learnt, which the host's
+// delay continues from, and the status of the host's last answer there,
+// which status shows until the host answers the new owner.
 func TestNodeTakesTheLearntDelay(t *testing.T) {
 	srv := MustEmbedded(t)
 	cfg := engineConfig(srv, "learnt")
 	a := dialEngineNode(t, cfg, "a")
-	byShard := hostsByShard("slow", cfg.Shards, 2)
+	byShard := hostsByShard("slow", cfg.Shards, 3)
 	var hosts []string
 	for _, hs := range byShard {
 		for _, h := range hs {
@@ -761,16 +763,19 @@ func TestNodeTakesTheLearntDelay(t *testing.T) {
 	const floor, learnt = time.Second, 4 * time.Second
 	requested := time.Now()
 	want := map[string]storage.HostRecord{}
+	delay := map[string]time.Duration{} // in force on a
 	a.eng.mu.Lock()
 	for _, hs := range byShard {
-		want[hs[0]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), TTFBMs: 400}
-		want[hs[1]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), ErrorDelayS: learnt.Seconds()}
+		want[hs[0]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), TTFBMs: 400, LastStatus: 200}
+		want[hs[1]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), ErrorDelayS: learnt.Seconds(), LastStatus: 503}
+		want[hs[2]] = storage.HostRecord{LastRequest: requested, Interval: floor.Seconds(), LastStatus: 404}
+		delay[hs[0]], delay[hs[1]], delay[hs[2]] = learnt, learnt, floor
 	}
 	maps.Copy(a.eng.timing, want)
 	a.eng.mu.Unlock()
 	for h, r := range want {
-		if got := engineAdaptive.InForce(engineDefaultDelay, r); got != learnt {
-			t.Fatalf("%s: the delay in force on a is %v, want %v", h, got, learnt)
+		if got := engineAdaptive.InForce(engineDefaultDelay, r); got != delay[h] {
+			t.Fatalf("%s: the delay in force on a is %v, want %v", h, got, delay[h])
 		}
 	}
 
@@ -795,9 +800,9 @@ func TestNodeTakesTheLearntDelay(t *testing.T) {
 	for _, s := range moved {
 		for _, h := range byShard[s] {
 			serve := first(calls, "serve", lists(h))
-			if got := calls[serve].held[h]; got.Before(requested.Add(learnt)) {
-				t.Errorf("b serves %s held until a's last request %s, want + %v at least (the delay a had learnt; its floor is %v)",
-					h, after(requested, got), learnt, floor)
+			if got := calls[serve].held[h]; got.Before(requested.Add(delay[h])) {
+				t.Errorf("b serves %s held until a's last request %s, want + %v at least (the delay in force on a; its floor is %v)",
+					h, after(requested, got), delay[h], floor)
 			}
 			learn := first(calls, "learn", lists(h))
 			if learn < 0 || learn > serve {
@@ -806,8 +811,9 @@ func TestNodeTakesTheLearntDelay(t *testing.T) {
 			b.eng.mu.Lock()
 			got := b.eng.learnt[h]
 			b.eng.mu.Unlock()
-			if w := want[h]; got.TTFBMs != w.TTFBMs || got.ErrorDelayS != w.ErrorDelayS {
-				t.Errorf("%s: b's engine learnt ttfb %v ms, error delay %v s; want a's %v ms, %v s", h, got.TTFBMs, got.ErrorDelayS, w.TTFBMs, w.ErrorDelayS)
+			if w := want[h]; got.TTFBMs != w.TTFBMs || got.ErrorDelayS != w.ErrorDelayS || got.LastStatus != w.LastStatus {
+				t.Errorf("%s: b's engine learnt ttfb %v ms, error delay %v s, last status %d; want a's %v ms, %v s, %d",
+					h, got.TTFBMs, got.ErrorDelayS, got.LastStatus, w.TTFBMs, w.ErrorDelayS, w.LastStatus)
 			}
 		}
 	}

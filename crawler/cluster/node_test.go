@@ -79,9 +79,23 @@ func TestHostTimingWire(t *testing.T) {
 	if err := json.Unmarshal([]byte(old), &got); err != nil || got.learnt() || got.Interval != 2 || !got.LastRequest.Equal(last) {
 		t.Errorf("decoded %+v (learnt %v), %v; want the old fields, nothing learnt", got, got.learnt(), err)
 	}
+	if got.LastStatus != 0 || got.record().LastStatus != 0 {
+		t.Errorf("decoded %+v: want no last status", got)
+	}
 	b, _ = json.Marshal(timingOf("h.example", storage.HostRecord{Interval: 1, TTFBMs: 400, ErrorDelayS: 2.5}))
 	if err := json.Unmarshal(b, &got); err != nil || got.TTFBMs != 400 || got.ErrorDelayS != 2.5 || !got.learnt() {
 		t.Errorf("%s decoded %+v, %v; want ttfb 400 ms, error delay 2.5 s", b, got, err)
+	}
+	// The host's last answer's status goes with it, alone or not, and
+	// comes back in the record the new owner is given.
+	b, _ = json.Marshal(timingOf("h.example", storage.HostRecord{Interval: 1, LastStatus: 503}))
+	const withStatus = `{"host":"h.example","interval_s":1,"last_status":503}`
+	if string(b) != withStatus {
+		t.Errorf("encoded %s, want %s", b, withStatus)
+	}
+	got = hostTiming{}
+	if err := json.Unmarshal(b, &got); err != nil || got.record().LastStatus != 503 || !got.learnt() {
+		t.Errorf("%s decoded %+v (learnt %v), %v; want last status 503, learnt", b, got, got.learnt(), err)
 	}
 }
 

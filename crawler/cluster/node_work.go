@@ -409,7 +409,8 @@ func (n *Node) caughtUp(ctx context.Context, cons jetstream.Consumer) bool {
 
 // open lets the engine serve a caught-up shard: each known host of the
 // shard first waits out the previous owner's last request, by the delay
-// that owner had learnt for it, and continues from what it learnt.
+// that owner had learnt for it, and continues from what it learnt (its
+// last answer's status included).
 func (r *shardRun) open(ctx context.Context) error {
 	n, shard := r.n, r.shard
 	timings, err := n.shardTimings(ctx, shard)

@@ -27,8 +27,9 @@ import (
 //	                             crawl-wide "decided once" set
 //	politecrawl_<crawl>_hosts    KV: <shard>.<host hash> -> host timing
 //	                             (last request, interval, hold, what the
-//	                             adaptive delay learnt), what a shard's
-//	                             next owner waits on and continues from
+//	                             adaptive delay learnt, the last answer's
+//	                             status), what a shard's next owner waits
+//	                             on and continues from
 //	politecrawl_<crawl>_robots   KV: <shard>.<origin hash> -> robots.txt
 //	                             as last read, which the next owner
 //	                             uses instead of fetching it again
@@ -104,8 +105,10 @@ func decodeWire(b []byte) (wireURL, error) {
 // hostTiming is a host's entry in the hosts bucket. Interval is the
 // host's floor (robots.txt, the configuration); TTFBMs and ErrorDelayS are
 // what the adaptive delay learnt of its server, as in its host record,
-// which raise the delay in force above the floor. Nodes from before they
-// were kept wrote neither, and they are omitted when zero.
+// which raise the delay in force above the floor. LastStatus is the HTTP
+// status of the host's last answer to a page request, which status shows
+// on the new owner until the host answers it. Nodes from before they were
+// kept wrote none of these, and they are omitted when zero.
 type hostTiming struct {
 	Host        string    `json:"host"`
 	LastRequest time.Time `json:"last_request,omitzero"`
@@ -113,6 +116,7 @@ type hostTiming struct {
 	HoldUntil   time.Time `json:"hold_until,omitzero"`
 	TTFBMs      float64   `json:"ttfb_ms,omitempty"`
 	ErrorDelayS float64   `json:"error_delay_s,omitempty"`
+	LastStatus  int       `json:"last_status,omitempty"`
 }
 
 // earliest is the first instant a new owner that took the shard at
@@ -138,17 +142,19 @@ func (h hostTiming) earliest(acquired time.Time, floor time.Duration, p frontier
 
 func timingOf(host string, r storage.HostRecord) hostTiming {
 	return hostTiming{Host: host, LastRequest: r.LastRequest, Interval: r.Interval, HoldUntil: r.HoldUntil,
-		TTFBMs: r.TTFBMs, ErrorDelayS: r.ErrorDelayS}
+		TTFBMs: r.TTFBMs, ErrorDelayS: r.ErrorDelayS, LastStatus: r.LastStatus}
 }
 
 // record is the part of a host record the entry carries.
 func (h hostTiming) record() storage.HostRecord {
 	return storage.HostRecord{LastRequest: h.LastRequest, Interval: h.Interval, HoldUntil: h.HoldUntil,
-		TTFBMs: h.TTFBMs, ErrorDelayS: h.ErrorDelayS}
+		TTFBMs: h.TTFBMs, ErrorDelayS: h.ErrorDelayS, LastStatus: h.LastStatus}
 }
 
-// learnt reports whether the entry carries what the adaptive delay learnt.
-func (h hostTiming) learnt() bool { return h.TTFBMs != 0 || h.ErrorDelayS != 0 }
+// learnt reports whether the entry carries what the previous owner learnt
+// of the host's server: the adaptive delay's state, its last answer's
+// status.
+func (h hostTiming) learnt() bool { return h.TTFBMs != 0 || h.ErrorDelayS != 0 || h.LastStatus != 0 }
 
 // crawlBuckets opens (creating if missing) the records, hosts and robots
 // buckets; a client's open leaves existing ones as the nodes set them.

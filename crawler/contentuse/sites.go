@@ -2,6 +2,7 @@ package contentuse
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -79,6 +80,23 @@ func ReadTDMRep(resp *fetch.Response, err error, at time.Time) Answer {
 		}
 	}
 	return a
+}
+
+// Outcome names a for the crawl's metrics: "found" (a usable file),
+// "unusable" (a 2xx answer that is none: broken, truncated), "absent"
+// (any other answer: none, a redirect, a 403), or "error" (no answer, or
+// a 429 or 5xx: a failure the server may get over, which the crawl asks
+// again after).
+func (a Answer) Outcome() string {
+	switch {
+	case a.Status == 0 || a.Status == http.StatusTooManyRequests || a.Status >= 500:
+		return "error"
+	case a.Rep != nil:
+		return "found"
+	case a.Reason != "":
+		return "unusable"
+	}
+	return "absent"
 }
 
 // NewSites returns an empty Sites whose answers decide for ttl (or a

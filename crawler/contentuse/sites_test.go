@@ -184,25 +184,32 @@ func TestReadTDMRep(t *testing.T) {
 		return &fetch.Response{Status: status, Body: []byte(body), Truncated: truncated, Header: h}
 	}
 	for _, tc := range []struct {
-		name   string
-		resp   *fetch.Response
-		err    error
-		want   Answer // Rep compared as set or not
-		hasRep bool
+		name    string
+		resp    *fetch.Response
+		err     error
+		want    Answer // Rep compared as set or not
+		hasRep  bool
+		outcome string // for the metrics
 	}{
 		{"the file", resp(200, string(reserve), false, "max-age=60"),
-			nil, Answer{Status: 200, Body: reserve, MaxAge: time.Minute}, true},
-		{"none", resp(404, "not found", false, ""), nil, Answer{Status: 404}, false},
-		{"a redirect", resp(301, "", false, ""), nil, Answer{Status: 301}, false},
-		{"broken", resp(200, "{", false, ""), nil, Answer{Status: 200, Reason: "tdmrep.json: unexpected end of JSON input"}, false},
-		{"truncated", resp(200, "[", true, ""), nil, Answer{Status: 200, Reason: "tdmrep.json: truncated at 1 bytes"}, false},
-		{"no answer", nil, errors.New("connection refused"), Answer{}, false},
+			nil, Answer{Status: 200, Body: reserve, MaxAge: time.Minute}, true, "found"},
+		{"none", resp(404, "not found", false, ""), nil, Answer{Status: 404}, false, "absent"},
+		{"a redirect", resp(301, "", false, ""), nil, Answer{Status: 301}, false, "absent"},
+		{"forbidden", resp(403, "", false, ""), nil, Answer{Status: 403}, false, "absent"},
+		{"broken", resp(200, "{", false, ""), nil, Answer{Status: 200, Reason: "tdmrep.json: unexpected end of JSON input"}, false, "unusable"},
+		{"truncated", resp(200, "[", true, ""), nil, Answer{Status: 200, Reason: "tdmrep.json: truncated at 1 bytes"}, false, "unusable"},
+		{"too many requests", resp(429, "", false, ""), nil, Answer{Status: 429}, false, "error"},
+		{"a server error", resp(503, "", false, ""), nil, Answer{Status: 503}, false, "error"},
+		{"no answer", nil, errors.New("connection refused"), Answer{}, false, "error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := ReadTDMRep(tc.resp, tc.err, t0)
 			if (a.Rep != nil) != tc.hasRep || a.Status != tc.want.Status || a.Reason != tc.want.Reason ||
 				string(a.Body) != string(tc.want.Body) || a.MaxAge != tc.want.MaxAge || !a.At.Equal(t0) {
 				t.Errorf("ReadTDMRep = %+v, want %+v (a file: %v)", a, tc.want, tc.hasRep)
+			}
+			if got := a.Outcome(); got != tc.outcome {
+				t.Errorf("Outcome() = %q, want %q", got, tc.outcome)
 			}
 		})
 	}

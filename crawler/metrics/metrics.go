@@ -22,6 +22,7 @@ type Metrics struct {
 	urls           *prometheus.GaugeVec
 	politenessWait prometheus.Counter
 	robotsFetches  *prometheus.CounterVec
+	tdmRepFetches  *prometheus.CounterVec
 	sitemapURLs    *prometheus.CounterVec
 	commitTime     prometheus.Histogram
 	commitResults  prometheus.Histogram
@@ -48,6 +49,8 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help: "Time hosts with work waited for their politeness slot (delay, Retry-After, backoff)."}),
 		robotsFetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_robots_fetches_total",
 			Help: "robots.txt fetches by outcome."}, []string{"outcome"}),
+		tdmRepFetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_tdmrep_fetches_total",
+			Help: "/.well-known/tdmrep.json fetches (made only with a declared purpose) by outcome (found, absent, unusable, error)."}, []string{"outcome"}),
 		sitemapURLs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "politecrawl_sitemap_urls_total",
 			Help: "URLs listed in sitemaps, by fate (accepted or the drop reason)."}, []string{"fate"}),
 		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "politecrawl_commit_duration_seconds",
@@ -57,7 +60,7 @@ func New(reg prometheus.Registerer) *Metrics {
 			Help:    "Fetch results recorded per commit (group commit: more when results come fast).",
 			Buckets: prometheus.ExponentialBuckets(1, 4, 6)}),
 	}
-	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.urls, m.politenessWait, m.robotsFetches, m.sitemapURLs,
+	reg.MustRegister(m.fetches, m.bytes, m.latency, m.queueDepth, m.inFlight, m.hosts, m.urls, m.politenessWait, m.robotsFetches, m.tdmRepFetches, m.sitemapURLs,
 		m.commitTime, m.commitResults)
 	return m
 }
@@ -83,6 +86,14 @@ func (m *Metrics) Fetch(status int, bytes int, d time.Duration) {
 func (m *Metrics) Robots(outcome string) {
 	if m != nil {
 		m.robotsFetches.WithLabelValues(outcome).Inc()
+	}
+}
+
+// TDMRep counts a tdmrep.json fetch by outcome (see
+// contentuse.Answer.Outcome).
+func (m *Metrics) TDMRep(outcome string) {
+	if m != nil {
+		m.tdmRepFetches.WithLabelValues(outcome).Inc()
 	}
 }
 

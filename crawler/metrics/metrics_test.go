@@ -22,7 +22,7 @@ func value(t *testing.T, c prometheus.Metric) float64 {
 }
 
 // TestMetrics: fetches counted by status class (errors apart), bytes,
-// sitemap fates, the politeness wait and the gauges, as /metrics shows
+// robots.txt and tdmrep.json fetches by outcome, sitemap fates, the politeness wait and the gauges, as /metrics shows
 // them; a nil *Metrics records nothing and does not fail.
 func TestMetrics(t *testing.T) {
 	m := New(prometheus.NewRegistry())
@@ -36,6 +36,9 @@ func TestMetrics(t *testing.T) {
 	m.Gauges(7, 2, map[string]int{"parsed": 4})
 	m.Robots("parsed")
 	m.Robots("parsed")
+	m.TDMRep("found")
+	m.TDMRep("error")
+	m.TDMRep("error")
 	m.Committed(10*time.Millisecond, 3)
 	m.URLs(map[string]int{"fetched": 9, "failed": 1})
 	for _, c := range []struct {
@@ -54,6 +57,8 @@ func TestMetrics(t *testing.T) {
 		{"in flight", value(t, m.inFlight), 2},
 		{"parsed origins", value(t, m.hosts.WithLabelValues("parsed")), 4},
 		{"robots.txt fetches parsed", value(t, m.robotsFetches.WithLabelValues("parsed")), 2},
+		{"tdmrep.json fetches found", value(t, m.tdmRepFetches.WithLabelValues("found")), 1},
+		{"tdmrep.json fetches failed", value(t, m.tdmRepFetches.WithLabelValues("error")), 2},
 		{"fetched URLs", value(t, m.urls.WithLabelValues("fetched")), 9},
 		{"failed URLs", value(t, m.urls.WithLabelValues("failed")), 1},
 	} {
@@ -66,6 +71,7 @@ func TestMetrics(t *testing.T) {
 	none.Gauges(1, 1, nil)
 	none.Committed(time.Second, 1)
 	none.Robots("parsed")
+	none.TDMRep("found")
 	none.SitemapFates(1, 1, map[string]int{"x": 1})
 	none.Waited(time.Second)
 	none.URLs(map[string]int{"fetched": 1})
