@@ -64,9 +64,15 @@ func (c *robotsOutcomes) refusePrivate(tx *storage.Tx, r result, ref *refusal, n
 
 // refusedUnsent is the refusal of r's request by the private-address
 // guard, which refuses before anything is sent; nil if r was not refused
-// so.
+// so, or if a write was seen all the same: net/http sends a GET again on
+// a new connection when a kept-alive one closed under its write, and the
+// new dial may be the one refused (the host's name moved to a private
+// address while a connection to its old one was pooled). That request
+// counts as sent.
 func refusedUnsent(r result) *refusal {
 	switch {
+	case !r.sent.IsZero():
+		return nil
 	case r.task.kind == taskRobots && r.robots != nil:
 		return privateRefusal(r.robots.Err, r.task.host)
 	case r.task.kind == taskPage || r.task.kind == taskTDMRep:

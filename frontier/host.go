@@ -59,6 +59,7 @@ type Host struct {
 	res        *rate.Reservation // the token taken by Next, returned by Cancel
 	last       time.Time         // start of the last request
 	prevLast   time.Time         // last before the current claim, for Cancel
+	claimedAt  time.Time         // the current claim's instant (last, until a start moves it)
 	openAt     time.Time         // when its slot opens; heap key
 	wantSince  time.Time         // when it last became ready to go (for wait accounting)
 	index      int               // in ready, -1 if absent

@@ -165,10 +165,11 @@ func (s *Scheduler) releaseGroup(h *Host, now time.Time, cancel bool) {
 		g.unsent--
 	}
 	switch {
-	case cancel && h.gres != nil && unsent:
+	case cancel && h.gres != nil && unsent && g.last.Equal(h.claimedAt):
 		// As for the host (see Cancel), the limiter is made again, not
 		// given back by CancelAt: no other host of the group was
-		// claimed since (an unsent claim holds them back).
+		// claimed since (an unsent claim holds them back), and no
+		// request reached the group since (Reached moves its last).
 		g.last = h.prevGroupLast
 		g.lim = s.groupLimiter(g.last)
 	case cancel && h.gres != nil:

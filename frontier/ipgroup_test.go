@@ -281,3 +281,60 @@ func TestRefusedAfterItsClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedAfterAStart: a claim given back after a start was reported
+// for it, or after another host's request reached its IP group, keeps
+// that spacing. The crawl can see a request refused by the private guard
+// after it was written (net/http sent it again on a new connection when a
+// kept-alive one closed, and the new dial was refused): that write counts.
+func TestRefusedAfterAStart(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t.Run("host: its request was written", func(t *testing.T) {
+		s := NewScheduler()
+		s.SetIntervalWhy("h", time.Second, WhyDefault, t0)
+		s.SetWork("h", true, t0)
+		if h, _, ok := s.Next(t0); !ok || h != "h" {
+			t.Fatal("first claim")
+		}
+		s.Done("h", t0)
+		claimed := t0.Add(5 * time.Second)
+		if _, _, ok := s.Next(claimed); !ok {
+			t.Fatal("second claim")
+		}
+		sent := claimed.Add(10 * time.Millisecond)
+		s.Sent("h", sent, sent)
+		s.Refused("h", "private address refused", sent.Add(20*time.Millisecond))
+		if h, wait, ok := s.Next(sent.Add(30 * time.Millisecond)); ok || wait < 900*time.Millisecond {
+			t.Errorf("Next 30ms after a request written to h (delay 1s) = %q, wait %v, %v; want a wait of about 970ms", h, wait, ok)
+		}
+	})
+	t.Run("IP group: another host's request reached it since the claim", func(t *testing.T) {
+		const x, y = "192.0.2.1", "192.0.2.2"
+		s := NewScheduler()
+		s.SetIPLimits(0, 10*time.Second, t0)
+		s.SetGroup("a", y, t0)
+		s.SetGroup("b", x, t0)
+		s.SetWork("a", true, t0)
+		s.SetWork("b", true, t0)
+		got := map[string]bool{}
+		for h, _, ok := s.Next(t0); ok; h, _, ok = s.Next(t0) {
+			got[h] = true
+		}
+		if !got["a"] || !got["b"] {
+			t.Fatalf("claimed %v, want a and b", got)
+		}
+		s.SetGroup("c", x, t0)
+		s.SetWork("c", true, t0)
+		ta := t0.Add(time.Second)
+		s.Sent("a", ta, ta)
+		s.Done("a", ta.Add(100*time.Millisecond))
+		s.Reached("a", x, ta.Add(100*time.Millisecond)) // a's connection went to x after all
+		s.SetWork("a", false, ta)
+		tr := t0.Add(2 * time.Second)
+		s.Refused("b", "private address refused", tr)
+		s.SetWork("b", false, tr)
+		if h, _, ok := s.Next(tr); ok {
+			t.Errorf("%s claimed %v after a's request reached %s (ip_delay 10s)", h, tr.Sub(ta), x)
+		}
+	})
+}

@@ -241,7 +241,7 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 		s.waited += min(wait, now.Sub(h.wantSince))
 	}
 	h.inFlight, h.res = true, r
-	h.prevLast, h.last = h.last, now
+	h.prevLast, h.last, h.claimedAt = h.last, now, now
 	h.spendAddress()
 	s.claimGroup(h, now)
 	return h.name, 0, true
@@ -252,14 +252,16 @@ func (s *Scheduler) Next(now time.Time) (host string, wait time.Duration, ok boo
 // the next request is not delayed by a request that never happened.
 func (s *Scheduler) Cancel(host string, now time.Time) {
 	h := s.slot(host)
-	if h.res != nil {
+	if h.res != nil && h.last.Equal(h.claimedAt) {
 		// The limiter is made again from the last request before the
 		// claim: the reservation's CancelAt gives nothing back once its
-		// instant has passed, and a refusal comes back after it.
-		h.res = nil
+		// instant has passed, and a refusal comes back after it. Not
+		// when a start was reported since (Started, Sent): that request
+		// went out, whatever came of it, and its spacing stands.
 		h.last = h.prevLast
 		h.rebuildLimiter()
 	}
+	h.res = nil
 	wasInFlight := h.inFlight
 	h.inFlight = false
 	if wasInFlight {
