@@ -240,7 +240,7 @@ func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.R
 		o = &Origin{} // nothing applied: the result alone
 	}
 	rec := &storage.RobotsRecord{FetchedAt: fetchedAt, Outcome: rr.Outcome.String(), Status: rr.Status,
-		ExpiresAt: o.expires, Attempts: o.attempts, GoodBody: o.goodBody, GoodAt: o.goodAt}
+		ExpiresAt: o.expires, Attempts: o.attempts, GaveUp: o.gaveUp, GoodBody: o.goodBody, GoodAt: o.goodAt}
 	if rr.Err != nil {
 		rec.Error = rr.Err.Error()
 	}
@@ -251,7 +251,7 @@ func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.R
 }
 
 // restore builds an origin's state from its record. A file that was
-// unreachable when the record was written is fetched again from scratch.
+// unreachable when the record was written is fetched again.
 func restore(r *storage.RobotsRecord) *Origin {
 	o := &Origin{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
 	switch r.Outcome {
@@ -265,9 +265,28 @@ func restore(r *storage.RobotsRecord) *Origin {
 	return o
 }
 
-// Restore puts back origin's state from the state file (at start).
+// Restore puts back origin's state from the state file (at start). An
+// unreachable file is fetched again, but its attempts count on from the
+// record's (see carried): the growing wait and the give-up span restarts,
+// as the README's robots_retries promises of a daemon restarted often.
 func (c *Cache) Restore(origin string, r *storage.RobotsRecord) {
-	c.origins[origin] = restore(r)
+	o := restore(r)
+	if r.Outcome == Unreachable.String() {
+		o.attempts = c.carried(r)
+	}
+	c.origins[origin] = o
+}
+
+// carried is how many attempts an unreachable file's record counts on
+// from: its own, unless the run that wrote it gave up on the origin (the
+// next run tries again from the first attempt). A file written before
+// GaveUp was kept says so by retries spent with no good copy standing in.
+func (c *Cache) carried(r *storage.RobotsRecord) int {
+	goodCopy := r.GoodBody != nil && r.FetchedAt.Sub(r.GoodAt) < GoodCopyMaxAge
+	if r.GaveUp || (r.Attempts > c.p.Retries && !goodCopy) {
+		return 0
+	}
+	return r.Attempts
 }
 
 // Import takes origin's record from another node of a cluster unless a

@@ -215,6 +215,69 @@ func TestCacheRecordRestore(t *testing.T) {
 	}
 }
 
+// TestCacheRestoreCountsAttemptsOn: a restart counts an unreachable
+// file's attempts on from its record, so the next failure waits the next
+// attempt's delay and the retries run out across runs; an origin the last
+// run gave up on (its record says so, or, written before it could, its
+// retries are spent with no good copy) starts again from the first.
+func TestCacheRestoreCountsAttemptsOn(t *testing.T) {
+	policy := Policy{TTL: 24 * time.Hour, Retries: 3, RetryBase: 15 * time.Second, MaxHold: time.Hour}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	unreachable := Result{Outcome: Unreachable, Status: 503, Robots: DisallowAll()}
+	// written: the record a run writes after n unreachable fetches (the
+	// last one refused as a private address if private).
+	written := func(n int, private bool) *storage.RobotsRecord {
+		c := NewCache(policy)
+		rr := unreachable
+		for i := range n {
+			if private && i == n-1 {
+				rr = Result{Outcome: Unreachable, Robots: DisallowAll(), Err: fmt.Errorf("dial: %w", fetch.ErrPrivateAddress)}
+			}
+			c.Next(origin, t0)
+			c.Unreachable(origin, rr, t0, t0)
+		}
+		return c.Record(origin, rr, t0)
+	}
+	rec := func(attempts int, good bool) *storage.RobotsRecord {
+		r := &storage.RobotsRecord{FetchedAt: t0, Outcome: Unreachable.String(), Status: 503, Attempts: attempts}
+		if good {
+			r.GoodBody, r.GoodAt = []byte(rulesBody), t0.Add(-time.Hour)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name     string
+		rec      *storage.RobotsRecord
+		attempt  int // the next failure's
+		wait     time.Duration
+		goodCopy bool
+	}{
+		{"one attempt made", written(1, false), 2, 30 * time.Second, false},
+		{"two attempts made", written(2, false), 3, time.Minute, false},
+		{"the last retry made", written(3, false), 4, 0, false}, // gives up
+		{"gave up", written(4, false), 1, 15 * time.Second, false},
+		{"a private address refused", written(1, true), 1, 15 * time.Second, false},
+		{"written before gave_up, retries spent", rec(4, false), 1, 15 * time.Second, false},
+		{"a good copy standing in past the retries", rec(5, true), 6, 8 * time.Minute, true},
+		{"no attempts recorded", rec(0, false), 1, 15 * time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCache(policy)
+			c.Restore(origin, tc.rec)
+			now := t0.Add(time.Minute)
+			if a, _ := c.Next(origin, now); a != FetchFirst {
+				t.Fatalf("after Restore: %v, want FetchFirst", a)
+			}
+			o, u := c.Unreachable(origin, unreachable, now, now)
+			gaveUp := tc.wait == 0 && !tc.goodCopy
+			if o.Attempts() != tc.attempt || u.Wait != tc.wait || u.GaveUp != gaveUp || u.GoodCopy != tc.goodCopy {
+				t.Errorf("next failure: attempt %d, %+v; want attempt %d, wait %v, gave up %v, good copy %v",
+					o.Attempts(), u, tc.attempt, tc.wait, gaveUp, tc.goodCopy)
+			}
+		})
+	}
+}
+
 // TestCacheImport: a record from another node is taken only when it is
 // newer than ours, no fetch is under way here, and it still decides.
 func TestCacheImport(t *testing.T) {

@@ -1,0 +1,108 @@
+package crawler
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/storage"
+)
+
+// deadRobots is a web of one host whose robots.txt always answers 503.
+func deadRobots(t *testing.T) *crawltest.Host {
+	t.Helper()
+	web := crawltest.NewWeb()
+	t.Cleanup(web.Close)
+	return web.AddHost("down", map[string]*crawltest.Page{
+		"/robots.txt": {Status: 503},
+		"/":           {Body: "down"},
+	})
+}
+
+// firstRetryLine is what recordRobots logs once the first attempt found
+// robots.txt unreachable.
+const firstRetryLine = "host disallowed until retry"
+
+// stopAfterFirstAttempt runs a crawl of cfg on the state file at path
+// until its first robots.txt attempt has been recorded unreachable, then
+// stops it (SIGTERM: an orderly stop), before the retry.
+func stopAfterFirstAttempt(t *testing.T, path string, cfg Config, host *crawltest.Host) {
+	t.Helper()
+	var logs syncBuffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	db := openDB(t, path)
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), firstRetryLine); {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("no robots.txt attempt recorded in 10 s:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := host.Count("/robots.txt"); n != 1 {
+		t.Fatalf("first run asked robots.txt %d times, want 1 (stopped before its retry):\n%s", n, logs.String())
+	}
+}
+
+// TestRobotsRetriesSpanRestarts: a restart counts robots.txt attempts on
+// from the state file. Stopped after the first attempt, the next run's
+// first retry is the second attempt, waits the second attempt's delay,
+// and the host is given up after RobotsRetries retries in all (the
+// restarted run began again at attempt 1, 100 ms: a daemon restarted
+// more often than the whole retry cycle never gave up).
+func TestRobotsRetriesSpanRestarts(t *testing.T) {
+	down := deadRobots(t)
+	path := filepath.Join(t.TempDir(), "state.db")
+	cfg := testConfig(down.URL("/"))
+	cfg.RobotsRetries, cfg.RobotsRetryBase = 2, 300*time.Millisecond
+	stopAfterFirstAttempt(t, path, cfg, down)
+
+	var logs syncBuffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	recs := runToEnd(t, path, cfg)
+	log := logs.String()
+	first := ""
+	if i := strings.Index(log, firstRetryLine); i >= 0 {
+		first, _, _ = strings.Cut(log[i:], "\n")
+	}
+	if !strings.Contains(first, "retry_in=600ms attempt=2") {
+		t.Errorf("the restarted run's first retry: %q, want retry_in=600ms attempt=2\n%s", first, log)
+	}
+	if !strings.Contains(log, "giving up on the host's URLs") || !strings.Contains(log, "attempts=3") {
+		t.Errorf("no give-up after 3 attempts in the restarted run:\n%s", log)
+	}
+	if n := down.Count("/robots.txt"); n != 1+cfg.RobotsRetries {
+		t.Errorf("robots.txt asked %d times in both runs, want %d (1 + robots_retries)", n, 1+cfg.RobotsRetries)
+	}
+	if r := recs[down.URL("/")]; r == nil || r.State != storage.Failed || !strings.HasPrefix(r.Error, robotsGaveUpPrefix+"3 attempts") {
+		t.Errorf("%s: %+v, want failed after 3 attempts", down.URL("/"), r)
+	}
+	var robots []crawltest.Request
+	for _, r := range down.Log() {
+		if r.Path == "/robots.txt" {
+			robots = append(robots, r)
+		}
+	}
+	if len(robots) == 3 {
+		if gap := robots[2].Arrived.Sub(robots[1].Arrived); gap < 600*time.Millisecond-crawltest.Slack {
+			t.Errorf("third attempt %v after the second, want the second attempt's wait, 600ms", gap)
+		}
+	}
+}
