@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/crawltest"
+	"github.com/politecrawl/politecrawl/crawler/metrics"
 	"github.com/politecrawl/politecrawl/storage"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // deadRobots is a web of one host whose robots.txt always answers 503.
@@ -105,4 +107,74 @@ func TestRobotsRetriesSpanRestarts(t *testing.T) {
 			t.Errorf("third attempt %v after the second, want the second attempt's wait, 600ms", gap)
 		}
 	}
+}
+
+// TestRestoredUnreachableRobotsGauge: after a restart while a host waits
+// for its robots.txt retry, politecrawl_hosts counts it unreachable from
+// the first scrape, as status says (it read 0 until the retry: the
+// restored origin had no outcome).
+func TestRestoredUnreachableRobotsGauge(t *testing.T) {
+	down := deadRobots(t)
+	path := filepath.Join(t.TempDir(), "state.db")
+	cfg := testConfig(down.URL("/"))
+	cfg.RobotsRetryBase = time.Minute // the restarted run waits for it
+	stopAfterFirstAttempt(t, path, cfg, down)
+
+	reg := prometheus.NewRegistry()
+	cfg.Metrics = metrics.New(reg)
+	db := openDB(t, path)
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	var hosts map[string]float64
+	for hosts == nil && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond) // the gauges are set every second
+		hosts = gaugeByLabel(t, reg, "politecrawl_hosts")
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.PerHost) != 1 || st.PerHost[0].Robots != "unreachable (503)" {
+		t.Fatalf("status: %+v, want the host with robots.txt unreachable (503)", st.PerHost)
+	}
+	if hosts["unreachable"] != 1 || hosts["parsed"] != 0 || hosts["fetching"] != 0 {
+		t.Errorf("politecrawl_hosts after the restart: %v, want unreachable 1 (status: %s, %s)", hosts, st.PerHost[0].Robots, st.PerHost[0].State)
+	}
+	if n := down.Count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt asked %d times, want once (the retry is a minute away)", n)
+	}
+}
+
+// gaugeByLabel reads a one-label gauge family from reg; nil until it is
+// set.
+func gaugeByLabel(t *testing.T, reg *prometheus.Registry, name string) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		out := map[string]float64{}
+		for _, m := range f.GetMetric() {
+			out[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+		}
+		return out
+	}
+	return nil
 }

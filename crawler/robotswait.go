@@ -29,7 +29,8 @@ func gaveUpReason(o *robotscache.Origin) string {
 // gaveUpOnRobots reports whether a URL failed because its origin's
 // robots.txt never answered (or its address was refused): the next run
 // gives such URLs another chance. The origin's robots.txt is fetched
-// again (robotscache.Cache.Restore forgets an unreachable outcome). A
+// again (robotscache.Cache.Restore keeps no rules for an unreachable file,
+// and starts a given-up origin's attempts again). A
 // batch run with --robots-retries 0 thus ends at once, and the next run
 // retries.
 func gaveUpOnRobots(errText string) bool {

@@ -251,7 +251,9 @@ func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.R
 }
 
 // restore builds an origin's state from its record. A file that was
-// unreachable when the record was written is fetched again.
+// unreachable when the record was written is fetched again: it has no
+// rules until then, but stays Unreachable for what counts outcomes (the
+// hosts gauge), as status, reading the record, says meanwhile.
 func restore(r *storage.RobotsRecord) *Origin {
 	o := &Origin{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
 	switch r.Outcome {
@@ -259,6 +261,8 @@ func restore(r *storage.RobotsRecord) *Origin {
 		o.outcome, o.rules = Parsed, robots.Parse(r.Body)
 	case Unavailable.String():
 		o.outcome, o.rules = Unavailable, AllowAll()
+	case Unreachable.String():
+		o.outcome, o.expires = Unreachable, time.Time{}
 	default:
 		o.expires = time.Time{}
 	}

@@ -174,8 +174,8 @@ func TestCacheLifecycle(t *testing.T) {
 }
 
 // TestCacheRecordRestore: what Record writes, Restore reads back as the
-// same decisions; an unreachable outcome is forgotten (a new run asks
-// again), but its last good copy is not.
+// same outcome and decisions; an unreachable file is asked for again (it
+// is still counted unreachable until then), and its last good copy kept.
 func TestCacheRecordRestore(t *testing.T) {
 	policy := Policy{TTL: 24 * time.Hour, Retries: 3, RetryBase: 15 * time.Second, MaxHold: time.Hour}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -201,6 +201,9 @@ func TestCacheRecordRestore(t *testing.T) {
 			rec := c.Record(origin, tc.rr, t0)
 			again := NewCache(policy)
 			again.Restore(origin, rec)
+			if o := again.Lookup(origin); o.Outcome() != tc.rr.Outcome {
+				t.Errorf("after Restore: outcome %v, want %v (the hosts gauge counts it)", o.Outcome(), tc.rr.Outcome)
+			}
 			got, o := again.Next(origin, t0.Add(time.Hour))
 			if got != tc.want {
 				t.Fatalf("after Restore: %v, want %v (record %+v)", got, tc.want, rec)
