@@ -128,12 +128,12 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 		c.cfg.Workers = l.Workers
 		c.work.grow()
 	}
-	hostsChanged := !reflect.DeepEqual(l.Hosts, c.cfg.Hosts)
-	if hostsChanged {
-		c.cfg.Hosts = l.Hosts
-		c.front.SetOverrides(frontier.NewOverrides(l.Hosts))
-		changes = append(changes, fmt.Sprintf("hosts: %d override(s)", len(l.Hosts)))
-	}
+	// Set again even when unchanged: the entries' lines may have moved.
+	hostChanges := frontier.OverrideChanges(c.cfg.Hosts, l.Hosts)
+	hostsChanged := len(hostChanges) > 0
+	changes = append(changes, hostChanges...)
+	c.cfg.Hosts = l.Hosts
+	c.front.SetOverrides(frontier.NewOverrides(l.Hosts))
 	if hostsChanged || l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
 		if l.DefaultDelay != c.cfg.DefaultDelay {
 			changes = append(changes, fmt.Sprintf("politeness.default_delay %v -> %v", c.cfg.DefaultDelay, l.DefaultDelay))
