@@ -61,7 +61,7 @@ func (c *Crawler) Status(ctx context.Context) (*status.Status, error) {
 // SeedResult says what became of one URL given to AddSeeds.
 type SeedResult struct {
 	URL     string `json:"url"`
-	Outcome string `json:"outcome"` // queued, known, out of scope, invalid: ..., or the state it was recorded in
+	Outcome string `json:"outcome"` // queued, "known: " and RecordWhy of its record, out of scope, invalid: ..., or the state it was recorded in
 }
 
 // AddSeeds admits URLs as seeds (depth 0), each still subject to scope,
@@ -81,10 +81,13 @@ func (c *Crawler) addSeedList(urls []string) ([]SeedResult, error) {
 	err := c.updateAlone(func(tx *storage.Tx) error {
 		out = out[:0]
 		for _, raw := range urls {
-			outcome, err := c.front.Seed(tx, raw, c.cfg.Now())
+			outcome, known, err := c.front.Seed(tx, raw, c.cfg.Now())
 			c.urls.reportRefusals()
 			if err != nil {
 				return err
+			}
+			if known != nil { // its record, as why and the export say it
+				outcome += ": " + RecordWhy(known)
 			}
 			res := SeedResult{URL: raw, Outcome: outcome}
 			out = append(out, res)
@@ -125,12 +128,12 @@ func (c *Crawler) reconfigure(l Live) ([]string, error) {
 		c.cfg.Workers = l.Workers
 		c.work.grow()
 	}
-	hostsChanged := !reflect.DeepEqual(l.Hosts, c.cfg.Hosts)
-	if hostsChanged {
-		c.cfg.Hosts = l.Hosts
-		c.front.SetOverrides(frontier.NewOverrides(l.Hosts))
-		changes = append(changes, fmt.Sprintf("hosts: %d override(s)", len(l.Hosts)))
-	}
+	// Set again even when unchanged: the entries' lines may have moved.
+	hostChanges := frontier.OverrideChanges(c.cfg.Hosts, l.Hosts)
+	hostsChanged := len(hostChanges) > 0
+	changes = append(changes, hostChanges...)
+	c.cfg.Hosts = l.Hosts
+	c.front.SetOverrides(frontier.NewOverrides(l.Hosts))
 	if hostsChanged || l.DefaultDelay != c.cfg.DefaultDelay || l.MaxDelay != c.cfg.MaxDelay {
 		if l.DefaultDelay != c.cfg.DefaultDelay {
 			changes = append(changes, fmt.Sprintf("politeness.default_delay %v -> %v", c.cfg.DefaultDelay, l.DefaultDelay))

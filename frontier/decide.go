@@ -42,25 +42,27 @@ func (f *Frontier[H]) SettleRefused(tx *storage.Tx, host string, seq uint64, url
 
 // Seed admits raw as a seed (depth 0, still subject to scope, limits and
 // robots.txt) and says what became of it: "queued", "known" (seen
-// before: left as it is), "out of scope", "invalid: why", or the state it
-// was recorded in and why ("disallowed: robots.txt: ...").
-func (f *Frontier[H]) Seed(tx *storage.Tx, raw string, now time.Time) (string, error) {
+// before: left as it is, and known is its record, for the caller to say
+// in which state), "out of scope", "invalid: why", or the state it was
+// recorded in and why ("disallowed: robots.txt: ...").
+func (f *Frontier[H]) Seed(tx *storage.Tx, raw string, now time.Time) (outcome string, known *storage.URLRecord, err error) {
 	n, err := urlnorm.Normalise(raw)
-	switch {
-	case err != nil:
-		return "invalid: " + err.Error(), nil
-	case tx.Seen(n):
-		return "known", nil
-	case !f.InScope(n):
-		return "out of scope", nil
+	if err != nil {
+		return "invalid: " + err.Error(), nil, nil
+	}
+	if known, err = tx.GetURL(n); err != nil || known != nil {
+		return "known", known, err
+	}
+	if !f.InScope(n) {
+		return "out of scope", nil, nil
 	}
 	if _, err := f.Discover(tx, Candidate{URL: n, Via: "seed"}, now); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if r, _ := tx.GetURL(n); r != nil && r.State != storage.Queued {
-		return string(r.State) + ": " + r.Error, nil
+		return string(r.State) + ": " + r.Error, nil, nil
 	}
-	return "queued", nil
+	return "queued", nil, nil
 }
 
 // HandedOff is what AdmitHandedOff made of a URL handed to a cluster

@@ -44,7 +44,7 @@ func TestSeed(t *testing.T) {
 			{"mailto:x@y", "invalid: "},
 			{"http://a.test/private/x", "disallowed: robots.txt: Disallow: /private/ (line 2)"},
 		} {
-			got, err := f.Seed(tx, c.raw, now)
+			got, _, err := f.Seed(tx, c.raw, now)
 			if err != nil || got != c.want && !(c.want == "invalid: " && len(got) > len(c.want) && got[:len(c.want)] == c.want) {
 				t.Errorf("Seed(%q) = %q, %v; want %q", c.raw, got, err, c.want)
 			}

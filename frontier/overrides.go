@@ -1,6 +1,8 @@
 package frontier
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -89,4 +91,80 @@ func (f *Frontier[H]) Archives(host string, def bool) bool {
 		return *o.WARC
 	}
 	return def
+}
+
+// OverrideChanges says how the hosts: section now differs from was, a
+// line per change in the reload log's style, by host:
+// "hosts.docs.example.org.min_delay 200ms -> 500ms", "hosts.a.example
+// added {max_pages: 10}", "hosts.b.example removed (was {min_delay:
+// 10s})". An entry's place in the file (Where) is left out: an entry that
+// only moved (a line added above it) has not changed. None: no change.
+func OverrideChanges(was, now map[string]Override) []string {
+	hosts := make([]string, 0, len(was)+len(now))
+	for h := range was {
+		hosts = append(hosts, h)
+	}
+	for h := range now {
+		if _, ok := was[h]; !ok {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	var out []string
+	for _, h := range hosts {
+		a, inA := was[h]
+		b, inB := now[h]
+		switch {
+		case !inA:
+			out = append(out, b.name(h)+" added "+b.settings())
+		case !inB:
+			out = append(out, a.name(h)+" removed (was "+a.settings()+")")
+		default:
+			before, after := a.fields(), b.fields()
+			for i, f := range before {
+				if after[i][1] != f[1] {
+					out = append(out, fmt.Sprintf("%s.%s %s -> %s", b.name(h), f[0], f[1], after[i][1]))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// name is the entry's key in the config file: Key, or hosts.HOST.
+func (o Override) name(host string) string {
+	if o.Key != "" {
+		return o.Key
+	}
+	return "hosts." + host
+}
+
+// fields lists the entry's settings as the config file names them, each
+// with its value ("unset" when the entry does not set it).
+func (o Override) fields() [4][2]string {
+	f := [4][2]string{{"min_delay", "unset"}, {"max_pages", "unset"}, {"store_bodies", "unset"}, {"warc", "unset"}}
+	if o.MinDelay != 0 {
+		f[0][1] = o.MinDelay.String()
+	}
+	if o.MaxPages != 0 {
+		f[1][1] = fmt.Sprint(o.MaxPages)
+	}
+	for i, b := range []*bool{o.StoreBodies, o.WARC} {
+		if b != nil {
+			f[2+i][1] = fmt.Sprint(*b)
+		}
+	}
+	return f
+}
+
+// settings is the entry as the config file writes it, its set keys only:
+// "{min_delay: 10s, max_pages: 5000}".
+func (o Override) settings() string {
+	var set []string
+	for _, f := range o.fields() {
+		if f[1] != "unset" {
+			set = append(set, f[0]+": "+f[1])
+		}
+	}
+	return "{" + strings.Join(set, ", ") + "}"
 }

@@ -3,6 +3,7 @@ package frontier
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,37 @@ func TestStoreBodiesAndArchivesPerHost(t *testing.T) {
 		if got := f.Archives(c.host, true); got != c.warcs {
 			t.Errorf("Archives(%s) = %v", c.host, got)
 		}
+	}
+}
+
+// TestOverrideChanges: a reload's lines for the hosts: section, one per
+// changed setting, before -> after; none for an entry that only moved in
+// the file.
+func TestOverrideChanges(t *testing.T) {
+	yes, no := true, false
+	was := map[string]Override{
+		"a.test": {MinDelay: 200 * time.Millisecond, Key: "hosts.a.test", Where: "c.yaml:3"},
+		"b.test": {MinDelay: 10 * time.Second, MaxPages: 5000, StoreBodies: &no, Key: "hosts.b.test"},
+	}
+	for i, c := range []struct {
+		now  map[string]Override
+		want []string
+	}{
+		{was, nil},
+		{map[string]Override{"a.test": {MinDelay: 200 * time.Millisecond, Key: "hosts.a.test", Where: "c.yaml:9"}, "b.test": was["b.test"]}, nil},
+		{map[string]Override{"a.test": {MinDelay: 500 * time.Millisecond, Key: "hosts.a.test"}, "b.test": was["b.test"]},
+			[]string{"hosts.a.test.min_delay 200ms -> 500ms"}},
+		{map[string]Override{"a.test": was["a.test"], "b.test": {MinDelay: 10 * time.Second, StoreBodies: &yes, WARC: &no, Key: "hosts.b.test"}},
+			[]string{"hosts.b.test.max_pages 5000 -> unset", "hosts.b.test.store_bodies false -> true", "hosts.b.test.warc unset -> false"}},
+		{map[string]Override{"c.test:8080": {}}, []string{"hosts.a.test removed (was {min_delay: 200ms})",
+			"hosts.b.test removed (was {min_delay: 10s, max_pages: 5000, store_bodies: false})", "hosts.c.test:8080 added {}"}},
+		{nil, []string{"hosts.a.test removed (was {min_delay: 200ms})", "hosts.b.test removed (was {min_delay: 10s, max_pages: 5000, store_bodies: false})"}},
+	} {
+		if got := OverrideChanges(was, c.now); !slices.Equal(got, c.want) {
+			t.Errorf("step %d: OverrideChanges = %q, want %q", i, got, c.want)
+		}
+	}
+	if got := OverrideChanges(nil, nil); got != nil {
+		t.Errorf("OverrideChanges(nil, nil) = %q, want none", got)
 	}
 }

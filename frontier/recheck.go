@@ -184,7 +184,10 @@ type recrawlSweep struct {
 }
 
 // PlanSweep decides, as a crawl starts, whether the recrawl schedule must
-// be redone, and records a run without an interval.
+// be redone: when the interval (or policy) recorded differs, or a state
+// file that fetched pages before intervals were recorded has none. It
+// records a run without an interval, and a new state file's first one
+// (nothing to schedule, nothing changed: no sweep, no log line).
 func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 	if !tx.Initialised() {
 		return nil
@@ -207,6 +210,17 @@ func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 	if prev == want {
 		return nil
 	}
+	if prev == "" && tx.Setting(SettingSweep) == "" {
+		// A new state file (or one only seeded): nothing to schedule
+		// again, and no interval it changes from.
+		none, err := nothingToSweep(tx)
+		if err != nil {
+			return err
+		}
+		if none {
+			return tx.SetSetting(SettingRecrawl, want)
+		}
+	}
 	sweep := want
 	if prev == "" && tx.CountDue() > 0 {
 		sweep += " scheduled-only"
@@ -223,8 +237,29 @@ func (f *Frontier[H]) PlanSweep(tx *storage.Tx) error {
 	}
 	f.sweep = &recrawlSweep{interval: want, after: tx.Setting(SettingSweepAfter), scheduledOnly: strings.HasSuffix(sweep, " scheduled-only")}
 	f.sweepRates = map[string]*freshness.Host{} // the sweep counts every page again
-	f.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev)
+	if prev == "" {
+		f.log.Info("recrawl interval recorded for the first time in this state file: scheduling the pages it fetched before", "interval", want)
+	} else {
+		f.log.Info("recrawl interval changed: scheduling fetched pages again", "interval", want, "was", prev)
+	}
 	return nil
+}
+
+// nothingToSweep reports whether tx holds nothing a sweep would schedule:
+// no page fetched, failed or disallowed, no sitemap read.
+func nothingToSweep(tx *storage.Tx) (bool, error) {
+	n := tx.Counts()
+	if n[storage.Fetched]+n[storage.Failed]+n[storage.Disallowed] > 0 {
+		return false, nil
+	}
+	read := false
+	if err := tx.ForEachSitemap(func(r *storage.SitemapRecord) error {
+		read = read || r.State == SitemapRead
+		return nil
+	}); err != nil {
+		return false, fmt.Errorf("recrawl sweep: read the sitemaps: %w", err)
+	}
+	return !read, nil
 }
 
 // Sweeping reports whether a sweep of the schedule is under way (see

@@ -38,6 +38,27 @@ func TestSeedWithoutARunningCrawl(t *testing.T) {
 	if code != 1 || out.String() != "http://elsewhere.example/\tout of scope\n" || !strings.Contains(errb.String(), "not added") {
 		t.Errorf("seed out of scope: exit %d, %q %q", code, out.String(), errb.String())
 	}
+	// A URL seeded before, or recorded skipped (say by a scope rule of
+	// an earlier config), is known: the line says its record, as why does
+	// (before: a bare "known" for both).
+	db, err := storage.Open(filepath.Join(dir, "s.db"), storage.Options{NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const excluded = `scope: out of scope: excluded by scope.exclude_patterns[0] "18" (crawl.yaml:4)`
+	err = db.Update(func(tx *storage.Tx) error {
+		return tx.PutURL(&storage.URLRecord{URL: "http://site.example/18", State: storage.Skipped, Error: excluded, Links: []string{}}, "")
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code = Main(context.Background(), []string{"seed", "-c", cfg, "http://site.example/more", "http://site.example/18"}, &out, &errb)
+	if want := "http://site.example/more\tknown: queued\nhttp://site.example/18\tknown: skipped: " + excluded + "\n"; code != 0 || out.String() != want {
+		t.Errorf("seed known URLs: exit %d, %q %q; want exit 0, %q", code, out.String(), errb.String(), want)
+	}
 }
 
 // TestSecondRunIsRefused: a run on a state file a crawl holds (the lock

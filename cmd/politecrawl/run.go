@@ -425,13 +425,21 @@ func (d *daemon) reload(c *crawler.Crawler) {
 			}
 		}
 	}
-	live := *old
+	live := appliedLive(old, next)
+	restart := restartNeeded(live, next)
+	d.cfg = live
+	d.notice("SIGHUP: config reloaded", "applied", changes, "need_restart", restart)
+}
+
+// appliedLive is cur with the keys a reload applies live taken from next
+// (README's "Change settings live" names them); next's other keys wait
+// for a restart.
+func appliedLive(cur, next *Config) *Config {
+	live := *cur
 	live.Seeds, live.Scope.Hosts, live.Politeness.DefaultDelay, live.Politeness.MaxDelay, live.Workers, live.Log.Level =
 		next.Seeds, next.Scope.Hosts, next.Politeness.DefaultDelay, next.Politeness.MaxDelay, next.Workers, next.Log.Level
 	live.liveScope(next)
-	restart := restartNeeded(&live, next)
-	d.cfg = &live
-	d.notice("SIGHUP: config reloaded", "applied", changes, "need_restart", restart)
+	return &live
 }
 
 // restartNeeded lists the keys (as in the config file: daemon.shutdown_timeout)
