@@ -73,8 +73,12 @@ func TestRobotsRetriesSpanRestarts(t *testing.T) {
 	down := deadRobots(t)
 	path := filepath.Join(t.TempDir(), "state.db")
 	cfg := testConfig(down.URL("/"))
-	cfg.RobotsRetries, cfg.RobotsRetryBase = 2, 300*time.Millisecond
+	// The first run's retry is 1.5 s away, so that a busy machine
+	// stops it well before (its host waits for that retry in the next
+	// run too); the next run's own base is 300 ms.
+	cfg.RobotsRetries, cfg.RobotsRetryBase = 2, 1500*time.Millisecond
 	stopAfterFirstAttempt(t, path, cfg, down)
+	cfg.RobotsRetryBase = 300 * time.Millisecond
 
 	var logs syncBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))

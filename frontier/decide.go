@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"errors"
 	"time"
 
 	"github.com/politecrawl/politecrawl/frontier/urlnorm"
@@ -50,7 +51,14 @@ func (f *Frontier[H]) Seed(tx *storage.Tx, raw string, now time.Time) (outcome s
 	if err != nil {
 		return "invalid: " + err.Error(), nil, nil
 	}
-	if known, err = tx.GetURL(n); err != nil || known != nil {
+	known, err = tx.GetURL(n)
+	if errors.Is(err, storage.ErrDamaged) {
+		// A record that does not decode is a record all the same: the
+		// URL is known, and one damaged record does not fail the seeds
+		// around it (status and state check report the damage).
+		return "known", nil, nil
+	}
+	if err != nil || known != nil {
 		return "known", known, err
 	}
 	if !f.InScope(n) {

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	bolt "go.etcd.io/bbolt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -132,4 +133,48 @@ func TestSettleUnfetched(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestSeedDamagedRecord: a URL whose record does not decode is known (it
+// has a record), and the seeds around it are still admitted: one damaged
+// record failed the whole seed command, POST /seeds or reload.
+func TestSeedDamagedRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.db")
+	db, err := storage.Open(path, storage.Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("urls")).Put([]byte("http://a.test/bad"), []byte("\xff not a record"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err = storage.Open(path, storage.Options{NoSync: true, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	scope, _ := hostScope([]string{"a.test"})
+	f := New[string](Options{Scope: scope, Delays: DelayPolicy{Default: time.Second, Max: time.Minute}, Now: func() time.Time { return now }})
+	err = db.Update(func(tx *storage.Tx) error {
+		for _, c := range []struct{ raw, want string }{
+			{"http://a.test/bad", "known"},
+			{"http://a.test/good", "queued"},
+		} {
+			if got, _, err := f.Seed(tx, c.raw, now); err != nil || got != c.want {
+				t.Errorf("Seed(%q) = %q, %v; want %q", c.raw, got, err, c.want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

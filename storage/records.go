@@ -114,10 +114,11 @@ type RobotsRecord struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	Error     string    `json:"error,omitempty"`
 	Attempts  int       `json:"attempts,omitempty"` // consecutive unreachable fetches
-	// GaveUp: the retries ran out (or the address was refused) and the
-	// origin's URLs failed; the next run tries again from the first
-	// attempt. Files from before it was kept read as false.
-	GaveUp bool `json:"gave_up,omitempty"`
+	// GaveUp (written with an unreachable outcome): the retries ran out
+	// (or the address was refused) and the origin's URLs failed; the next
+	// run tries again from the first attempt. Nil in files from before it
+	// was kept.
+	GaveUp *bool `json:"gave_up,omitempty"`
 	// The last parsed copy, kept while the file is unreachable (SPEC 1.2).
 	GoodBody []byte    `json:"good_body,omitempty"`
 	GoodAt   time.Time `json:"good_at,omitzero"`

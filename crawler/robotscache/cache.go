@@ -240,7 +240,11 @@ func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.R
 		o = &Origin{} // nothing applied: the result alone
 	}
 	rec := &storage.RobotsRecord{FetchedAt: fetchedAt, Outcome: rr.Outcome.String(), Status: rr.Status,
-		ExpiresAt: o.expires, Attempts: o.attempts, GaveUp: o.gaveUp, GoodBody: o.goodBody, GoodAt: o.goodAt}
+		ExpiresAt: o.expires, Attempts: o.attempts, GoodBody: o.goodBody, GoodAt: o.goodAt}
+	if rr.Outcome == Unreachable {
+		gaveUp := o.gaveUp
+		rec.GaveUp = &gaveUp
+	}
 	if rr.Err != nil {
 		rec.Error = rr.Err.Error()
 	}
@@ -286,8 +290,14 @@ func (c *Cache) Restore(origin string, r *storage.RobotsRecord) {
 // next run tries again from the first attempt). A file written before
 // GaveUp was kept says so by retries spent with no good copy standing in.
 func (c *Cache) carried(r *storage.RobotsRecord) int {
+	if r.GaveUp != nil {
+		if *r.GaveUp {
+			return 0
+		}
+		return r.Attempts // on, even past robots_retries lowered since
+	}
 	goodCopy := r.GoodBody != nil && r.FetchedAt.Sub(r.GoodAt) < GoodCopyMaxAge
-	if r.GaveUp || (r.Attempts > c.p.Retries && !goodCopy) {
+	if r.Attempts > c.p.Retries && !goodCopy {
 		return 0
 	}
 	return r.Attempts

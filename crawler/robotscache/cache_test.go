@@ -248,6 +248,10 @@ func TestCacheRestoreCountsAttemptsOn(t *testing.T) {
 		}
 		return r
 	}
+	notGivenUp := func(r *storage.RobotsRecord) *storage.RobotsRecord {
+		r.GaveUp = new(bool)
+		return r
+	}
 	for _, tc := range []struct {
 		name     string
 		rec      *storage.RobotsRecord
@@ -263,6 +267,10 @@ func TestCacheRestoreCountsAttemptsOn(t *testing.T) {
 		{"written before gave_up, retries spent", rec(4, false), 1, 15 * time.Second, false},
 		{"a good copy standing in past the retries", rec(5, true), 6, 8 * time.Minute, true},
 		{"no attempts recorded", rec(0, false), 1, 15 * time.Second, false},
+		// Written by a run with more retries than this one's: it had not
+		// given up, so the count goes on and this failure gives up (the
+		// rule for files from before gave_up would start it again).
+		{"robots_retries lowered since", notGivenUp(rec(4, false)), 5, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCache(policy)
