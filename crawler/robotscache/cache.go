@@ -257,7 +257,11 @@ func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.R
 // restore builds an origin's state from its record. A file that was
 // unreachable when the record was written is fetched again: it has no
 // rules until then, but stays Unreachable for what counts outcomes (the
-// hosts gauge), as status, reading the record, says meanwhile.
+// hosts gauge), as status, reading the record, says meanwhile. When its
+// last good copy was standing in, that copy decides again until the
+// retry the record names (ExpiresAt), as it did before the stop: the file
+// was asked again at the host's first slot after every restart, however
+// far off its retry was.
 func restore(r *storage.RobotsRecord) *Origin {
 	o := &Origin{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
 	switch r.Outcome {
@@ -266,6 +270,10 @@ func restore(r *storage.RobotsRecord) *Origin {
 	case Unavailable.String():
 		o.outcome, o.rules = Unavailable, AllowAll()
 	case Unreachable.String():
+		if r.GoodBody != nil && r.FetchedAt.Sub(r.GoodAt) < GoodCopyMaxAge {
+			o.outcome, o.rules = Parsed, robots.Parse(r.GoodBody)
+			break
+		}
 		o.outcome, o.expires = Unreachable, time.Time{}
 	default:
 		o.expires = time.Time{}

@@ -413,4 +413,24 @@ func TestCacheUnreachableTimes(t *testing.T) {
 			t.Errorf("after Restore: %v, want FetchFirst (a new run asks again)", a)
 		}
 	})
+	// A restart while a good copy stands in: the copy decides until the
+	// retry the record names, as before the stop; robots.txt is asked
+	// then, not at the host's first slot of the new run.
+	t.Run("a restart keeps the good copy until the retry", func(t *testing.T) {
+		c := withGoodCopy()
+		t1 := t0.Add(25 * time.Hour) // the copy's TTL is over: asked again
+		c.Next(origin, t1)
+		_, u := c.Unreachable(origin, unreachable, t1, t1)
+		rec := c.Record(origin, unreachable, t1)
+		again := NewCache(policy)
+		again.Restore(origin, rec)
+		restarted := t1.Add(time.Second)
+		a, o := again.Next(origin, restarted)
+		if a != Decide || o.Outcome() != Parsed || o.Rules().Allowed("politecrawl", "/private/x") {
+			t.Errorf("restarted %v before the retry: %v, outcome %v; want Decide by the good copy (Disallow: /private)", u.Wait, a, o.Outcome())
+		}
+		if a, _ := again.Next(origin, t1.Add(u.Wait)); a != FetchFirst {
+			t.Errorf("at the retry: %v, want FetchFirst", a)
+		}
+	})
 }
