@@ -132,16 +132,8 @@ func TestRestoredUnreachableRobotsGauge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	ctx, stop := runInBackground(t, c, 20*time.Second)
+	defer stop()
 	var hosts map[string]float64
 	for hosts == nil && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond) // the gauges are set every second

@@ -212,15 +212,7 @@ func TestTDMRepFetchMetrics(t *testing.T) {
 				cfg.DefaultDelay, cfg.BackoffMax = 100*time.Millisecond, 100*time.Millisecond
 				reg := prometheus.NewRegistry()
 				cfg.Metrics = metrics.New(reg)
-				db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-				defer db.Close()
-				c, err := New(db, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := c.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
+				crawlToEnd(t, cfg)
 				asked := 0
 				for _, h := range hosts {
 					asked += h.Count(tdmRepPath)
