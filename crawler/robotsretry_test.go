@@ -174,3 +174,32 @@ func gaugeByLabel(t *testing.T, reg *prometheus.Registry, name string) map[strin
 	}
 	return nil
 }
+
+// TestWhyRestoredUnreachableRobots: after a restart, why says an origin's
+// robots.txt was unreachable at its last try (it said "not fetched yet").
+func TestWhyRestoredUnreachableRobots(t *testing.T) {
+	down := deadRobots(t)
+	path := filepath.Join(t.TempDir(), "state.db")
+	cfg := testConfig(down.URL("/"))
+	cfg.RobotsRetryBase = time.Minute
+	stopAfterFirstAttempt(t, path, cfg, down)
+	db := openDB(t, path)
+	defer db.Close()
+	c, err := New(db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.ExplainOffline(down.URL("/page"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var says string
+	for _, s := range w.Steps {
+		if s.Step == "robots.txt" {
+			says = s.Result
+		}
+	}
+	if !strings.HasPrefix(says, "unreachable at the last try (") || !strings.Contains(says, "503") {
+		t.Errorf("why's robots.txt step after a restart: %q, want unreachable at the last try (HTTP 503)", says)
+	}
+}

@@ -121,6 +121,9 @@ func (c *explainer) explain(raw string) (Why, error) {
 // yet).
 func (c *explainer) robotsSays(n string) (says, refused string) {
 	o := c.rules.robots.Lookup(urlnorm.Origin(n))
+	if o != nil && o.Rules() == nil && o.Outcome() == robotscache.Unreachable {
+		return "unreachable at the last try (" + o.Reason() + "): asked again before the origin's next request", ""
+	}
 	if o == nil || o.Rules() == nil {
 		return "not fetched yet for this origin (asked before the first request)", ""
 	}

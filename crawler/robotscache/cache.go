@@ -2,6 +2,7 @@ package robotscache
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/politecrawl/politecrawl/crawler/fetch"
@@ -264,6 +265,9 @@ func (c *Cache) Record(origin string, rr Result, fetchedAt time.Time) *storage.R
 // far off its retry was.
 func restore(r *storage.RobotsRecord) *Origin {
 	o := &Origin{fetchedAt: r.FetchedAt, expires: r.ExpiresAt, goodBody: r.GoodBody, goodAt: r.GoodAt, reason: r.Error}
+	if r.Error == "" && r.Status != 0 {
+		o.reason = "HTTP " + strconv.Itoa(r.Status) // as Result.Reason says a status
+	}
 	switch r.Outcome {
 	case Parsed.String():
 		o.outcome, o.rules = Parsed, robots.Parse(r.Body)
