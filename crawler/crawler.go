@@ -198,7 +198,7 @@ func (c *Crawler) restore() error {
 	return c.db.Update(func(tx *storage.Tx) error {
 		c.crashed = tx.Flag(flagRunning)
 		if err := tx.ForEachRobots(func(origin string, r *storage.RobotsRecord) error {
-			c.robots.Restore(origin, r)
+			c.robots.Restore(origin, r, c.cfg.Now())
 			return nil
 		}); err != nil {
 			return err

@@ -289,9 +289,11 @@ func restore(r *storage.RobotsRecord) *Origin {
 // unreachable file is fetched again, but its attempts count on from the
 // record's (see carried): the growing wait and the give-up span restarts,
 // as the README's robots_retries promises of a daemon restarted often.
-func (c *Cache) Restore(origin string, r *storage.RobotsRecord) {
+// Attempts last tried more than a TTL before now are not carried: a run
+// days later starts the count afresh.
+func (c *Cache) Restore(origin string, r *storage.RobotsRecord, now time.Time) {
 	o := restore(r)
-	if r.Outcome == Unreachable.String() {
+	if r.Outcome == Unreachable.String() && (c.p.TTL <= 0 || now.Sub(r.FetchedAt) <= c.p.TTL) {
 		o.attempts = c.carried(r)
 	}
 	c.origins[origin] = o

@@ -200,7 +200,7 @@ func TestCacheRecordRestore(t *testing.T) {
 			}
 			rec := c.Record(origin, tc.rr, t0)
 			again := NewCache(policy)
-			again.Restore(origin, rec)
+			again.Restore(origin, rec, t0)
 			if o := again.Lookup(origin); o.Outcome() != tc.rr.Outcome {
 				t.Errorf("after Restore: outcome %v, want %v (the hosts gauge counts it)", o.Outcome(), tc.rr.Outcome)
 			}
@@ -248,6 +248,10 @@ func TestCacheRestoreCountsAttemptsOn(t *testing.T) {
 		}
 		return r
 	}
+	longAgo := func(r *storage.RobotsRecord) *storage.RobotsRecord {
+		r.FetchedAt = t0.Add(-2 * policy.TTL)
+		return r
+	}
 	notGivenUp := func(r *storage.RobotsRecord) *storage.RobotsRecord {
 		r.GaveUp = new(bool)
 		return r
@@ -271,10 +275,13 @@ func TestCacheRestoreCountsAttemptsOn(t *testing.T) {
 		// given up, so the count goes on and this failure gives up (the
 		// rule for files from before gave_up would start it again).
 		{"robots_retries lowered since", notGivenUp(rec(4, false)), 5, 0, false},
+		// Tried last two days ago (more than the TTL): a run that late
+		// starts the count afresh.
+		{"attempts older than the TTL", longAgo(written(2, false)), 1, 15 * time.Second, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCache(policy)
-			c.Restore(origin, tc.rec)
+			c.Restore(origin, tc.rec, t0.Add(time.Minute))
 			now := t0.Add(time.Minute)
 			if a, _ := c.Next(origin, now); a != FetchFirst {
 				t.Fatalf("after Restore: %v, want FetchFirst", a)
@@ -408,7 +415,7 @@ func TestCacheUnreachableTimes(t *testing.T) {
 			t.Errorf("record %+v", rec)
 		}
 		again := NewCache(policy)
-		again.Restore(origin, rec)
+		again.Restore(origin, rec, t1)
 		if a, _ := again.Next(origin, t1); a != FetchFirst {
 			t.Errorf("after Restore: %v, want FetchFirst (a new run asks again)", a)
 		}
@@ -423,7 +430,7 @@ func TestCacheUnreachableTimes(t *testing.T) {
 		_, u := c.Unreachable(origin, unreachable, t1, t1)
 		rec := c.Record(origin, unreachable, t1)
 		again := NewCache(policy)
-		again.Restore(origin, rec)
+		again.Restore(origin, rec, t1)
 		restarted := t1.Add(time.Second)
 		a, o := again.Next(origin, restarted)
 		if a != Decide || o.Outcome() != Parsed || o.Rules().Allowed("politecrawl", "/private/x") {
