@@ -49,7 +49,7 @@ decided it.`,
 				wrap, disconnect = clusterAsker(cmd.Context(), cfg)
 				defer disconnect()
 			}
-			ask, done, err := whyAsker(cfg, f.config == "")
+			ask, done, err := whyAsker(cfg, f.config == "" && !cfg.hasScope())
 			if err != nil {
 				return err
 			}
@@ -99,6 +99,13 @@ func whyAsker(cfg *Config, noConfig bool) (ask func(string) (crawler.Why, error)
 		ask = withoutRules(ask)
 	}
 	return ask, func() { closeDB(); cleanup() }, nil
+}
+
+// hasScope reports whether c gives the crawl a scope: seeds (their hosts),
+// or hosts, domains or prefixes to include (from the environment, say,
+// when no file is given).
+func (c *Config) hasScope() bool {
+	return len(c.Seeds)+len(c.Scope.Hosts)+len(c.Scope.Domains)+len(c.Scope.Prefixes) > 0
 }
 
 // withoutRules marks what ask says from the crawl's rules as unknown.

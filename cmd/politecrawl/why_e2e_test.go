@@ -157,6 +157,12 @@ func TestWhyExplainsScopeRobotsAndFetches(t *testing.T) {
 			}
 		}
 	}
+	// A scope given in the environment is a scope all the same.
+	t.Setenv("POLITECRAWL_SEEDS", h.URL("/docs/"))
+	out, errOut, code := runCLI(t, "why", "--state", state, h.URL("/docs/never"))
+	if code != 0 || strings.Contains(out, unknown) || !strings.Contains(out, "verdict:       would be queued if found") {
+		t.Errorf("why --state with POLITECRAWL_SEEDS: exit %d, %s\n%s", code, errOut, out)
+	}
 	if n := h.Count("/docs/notes.txt") + h.Count("/other") + h.Count("/docs/private"); n != 0 {
 		t.Errorf("%d requests for URLs outside the rules or disallowed", n)
 	}

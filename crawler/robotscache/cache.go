@@ -293,7 +293,17 @@ func restore(r *storage.RobotsRecord) *Origin {
 // days later starts the count afresh.
 func (c *Cache) Restore(origin string, r *storage.RobotsRecord, now time.Time) {
 	o := restore(r)
-	if r.Outcome == Unreachable.String() && (c.p.TTL <= 0 || now.Sub(r.FetchedAt) <= c.p.TTL) {
+	if r.Outcome != Unreachable.String() {
+		c.origins[origin] = o
+		return
+	}
+	if o.outcome == Parsed && (now.Sub(r.GoodAt) >= GoodCopyMaxAge || c.p.TTL > 0 && r.ExpiresAt.Sub(r.FetchedAt) > c.p.TTL) {
+		// The good copy is too old by now, or its retry further off
+		// than any run sets (a record from before the wait was capped
+		// at the TTL): it does not stand in, and robots.txt is asked.
+		o.outcome, o.rules, o.expires = Unreachable, nil, time.Time{}
+	}
+	if c.p.TTL <= 0 || now.Sub(r.FetchedAt) <= c.p.TTL {
 		o.attempts = c.carried(r)
 	}
 	c.origins[origin] = o

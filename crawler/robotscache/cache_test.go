@@ -440,4 +440,28 @@ func TestCacheUnreachableTimes(t *testing.T) {
 			t.Errorf("at the retry: %v, want FetchFirst", a)
 		}
 	})
+	// Not when the copy is too old by the restart, or the record's retry
+	// is further off than a run sets (the wait is capped at the TTL).
+	t.Run("a restart drops a good copy too old or too long held", func(t *testing.T) {
+		c := withGoodCopy()
+		t1 := t0.Add(25 * time.Hour)
+		c.Next(origin, t1)
+		c.Unreachable(origin, unreachable, t1, t1)
+		for _, tc := range []struct {
+			name string
+			edit func(*storage.RobotsRecord)
+			at   time.Time
+		}{
+			{"30 days old at the restart", func(*storage.RobotsRecord) {}, t0.Add(GoodCopyMaxAge)},
+			{"retry weeks away", func(r *storage.RobotsRecord) { r.ExpiresAt = t1.Add(21 * 24 * time.Hour) }, t1.Add(time.Second)},
+		} {
+			rec := c.Record(origin, unreachable, t1)
+			tc.edit(rec)
+			again := NewCache(policy)
+			again.Restore(origin, rec, tc.at)
+			if a, o := again.Next(origin, tc.at); a != FetchFirst || o.Outcome() == Parsed {
+				t.Errorf("%s: %v, outcome %v; want FetchFirst, the copy not standing in", tc.name, a, o.Outcome())
+			}
+		}
+	})
 }
