@@ -337,15 +337,7 @@ func TestSitemapRetryAfter(t *testing.T) {
 				cfg.Fetch.DialContext, cfg.Lookup = pn.Dial, pn.Lookup
 				cfg.Sitemaps, cfg.Scope = true, []string{"site.test"}
 				cfg.DefaultDelay, cfg.BackoffMax, cfg.MaxRetries = 100*time.Millisecond, 100*time.Millisecond, 3
-				db := openDB(t, filepath.Join(t.TempDir(), "s.db"))
-				defer db.Close()
-				c, err := New(db, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := c.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
+				crawlToEnd(t, cfg)
 				log := h.Log()
 				if n := h.Count("/sm.xml"); n != 2 || h.Count("/b") != 1 {
 					t.Fatalf("sitemap asked %d times, /b %d; want 2 and 1: %v", n, h.Count("/b"), gaps(log))
